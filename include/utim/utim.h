@@ -1,0 +1,371 @@
+/**
+ * @file utim.h
+ * @brief utim user-facing API (uAPI): one API over every hardware timer.
+ *
+ * Every instance looks the same through this API: an up-counter of
+ * utim_width() bits that wraps from utim_max() to 0, counting at the exact
+ * frequency given to utim_init(), with utim_channels() compare channels and,
+ * where the hardware has it, an overflow interrupt.
+ *
+ * @par Errors
+ * Functions return 0 or a negative errno value. An error never changes any
+ * state of the instance.
+ *
+ * @par Semantics
+ * - A callback never runs before its event: a compare callback runs only
+ *   once the counter has reached the armed value.
+ * - Relative arming of @c n ticks (utim_set_rel()) fires when the counter has
+ *   advanced at least @c n ticks from its value when the call began, and at
+ *   most max(@c n, utim_min_distance()) ticks plus the ticks that elapse
+ *   during the call itself plus the interrupt latency. Arming shorter than
+ *   the hardware's minimum compare distance is stretched to it: never lost,
+ *   never delayed by a full wrap.
+ * - Absolute arming (utim_set_abs()) of a value the counter has already
+ *   passed, or that is less than utim_min_distance() ahead, returns -ETIME,
+ *   arms nothing and runs no callback, on every driver. "Passed" means:
+ *   (value - counter) modulo 2^width is 0 or greater than utim_max() / 2.
+ * - Arming an armed channel replaces its previous setting (re-scheduling),
+ *   including an event of it that is still undelivered (masked).
+ * - After utim_clear() the channel's callback does not run, even when the
+ *   match happened during the call or is pending behind a mask.
+ * - Arming a stopped timer does not fire until the timer is started.
+ * - The overflow callback runs once per wrap.
+ * - Masked events are deferred, not lost: they are delivered by
+ *   utim_unmask(). While masked, repeated events of one source (a periodic
+ *   channel, the overflow) coalesce into one.
+ * - Events that become due together are delivered channel 0 first, the
+ *   overflow last.
+ * - A frequency that is not exactly achievable is an error (-ERANGE), not a
+ *   silent approximation; a value beyond the counter's range is -ERANGE.
+ *
+ * @par Context
+ * Callbacks normally run in the timer's interrupt context. A callback whose
+ * event is found already due while arming (the arming call took longer than
+ * the distance asked for) runs from that arming call, before it returns; a
+ * deferred event runs from utim_unmask(). Callbacks may call any function of
+ * this API, on any instance.
+ */
+#ifndef UTIM_UTIM_H
+#define UTIM_UTIM_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "utim/driver.h"
+
+#ifndef ETIME
+/** @brief Timer expired (late absolute alarm); newlib defines it, this is for other libcs. */
+#define ETIME 62
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * @name Clock selection for utim_init() and utim_closest_freq()
+ * @{
+ */
+/** @brief Any clock input that reaches the frequency; high-frequency inputs first. */
+#define UTIM_CLOCK_DEFAULT 0u
+/** @brief Only high-frequency clock inputs. */
+#define UTIM_CLOCK_HF 1u
+/** @brief Only low-power clock inputs. */
+#define UTIM_CLOCK_LP 2u
+/** @brief Exactly the platform's clock input number @p n (see utim_clock()). */
+#define UTIM_CLOCK_PLATFORM(n) (0x100u + (unsigned)(n))
+/** @} */
+
+/**
+ * @name Property identifiers for utim_get_property() / utim_set_property()
+ * Identifiers below UTIM_PROP_DRIVER_BASE are answered by the core and are
+ * read-only; identifiers from UTIM_PROP_DRIVER_BASE on are run-time
+ * properties of the driver (see the driver's header).
+ * @{
+ */
+#define UTIM_PROP_WIDTH        1u     /**< counter width in bits */
+#define UTIM_PROP_MAX          2u     /**< largest counter value */
+#define UTIM_PROP_CHANNELS     3u     /**< number of compare channels */
+#define UTIM_PROP_COUNT_DOWN   4u     /**< 1 when the hardware natively counts down */
+#define UTIM_PROP_CAPS         5u     /**< UTIM_CAP_* bits */
+#define UTIM_PROP_FREQ         6u     /**< counting frequency in Hz, 0 before utim_init() */
+#define UTIM_PROP_MIN_DISTANCE 7u     /**< smallest compare distance honoured, ticks */
+#define UTIM_PROP_CLOCKS       8u     /**< number of clock inputs */
+#define UTIM_PROP_CLOCK        9u     /**< clock input index chosen by utim_init() */
+#define UTIM_PROP_DIVIDER      10u    /**< divider chosen by utim_init() */
+#define UTIM_PROP_DRIVER_BASE  0x100u /**< first driver-specific identifier */
+/** @} */
+
+/* ---- static properties (no error paths) --------------------------------- */
+
+/** @brief Counter width in bits (1 to 64). */
+static inline unsigned utim_width(const utim_periph_t *p) {
+  return UTIM_PROPS_WIDTH(p->props);
+}
+
+/** @brief Largest counter value, 2^width - 1. */
+static inline uint64_t utim_max(const utim_periph_t *p) {
+  return UINT64_MAX >> (64u - UTIM_PROPS_WIDTH(p->props));
+}
+
+/** @brief Number of compare channels. */
+static inline unsigned utim_channels(const utim_periph_t *p) {
+  return UTIM_PROPS_CHANNELS(p->props);
+}
+
+/** @brief 1 when the hardware counts down natively (the API always counts up). */
+static inline unsigned utim_count_down(const utim_periph_t *p) {
+  return UTIM_PROPS_DOWN(p->props);
+}
+
+/** @brief Capability bits (UTIM_CAP_*). */
+static inline uint32_t utim_caps(const utim_periph_t *p) {
+  return UTIM_PROPS_CAPS(p->props);
+}
+
+/** @brief Smallest compare distance in ticks the hardware honours (>= 1). */
+static inline unsigned utim_min_distance(const utim_periph_t *p) {
+  return p->dev->min_distance;
+}
+
+/** @brief Platform name of the instance, e.g. "SIM_TIMER16". */
+static inline const char *utim_name(const utim_periph_t *p) {
+  return p->dev->name;
+}
+
+/** @brief Counting frequency set by utim_init(), 0 before. */
+static inline uint32_t utim_freq(const utim_periph_t *p) {
+  return p->dev->state->hz;
+}
+
+/**
+ * @brief Clock input @p i of the instance.
+ * @return its description, or NULL when @p i is not an input of this timer
+ */
+static inline const utim_clock_desc_t *utim_clock(const utim_periph_t *p, unsigned i) {
+  return i < p->dev->nclocks ? &p->dev->clocks[i] : NULL;
+}
+
+/* ---- instances ---------------------------------------------------------- */
+
+/** @brief Number of instances on this board. */
+unsigned utim_count(void);
+
+/**
+ * @brief Instance number @p index ("Timer 0" is index 0).
+ * @return the instance, or NULL when @p index >= utim_count()
+ */
+const utim_periph_t *utim_by_index(unsigned index);
+
+/**
+ * @brief Instance by platform name (exact, case-sensitive), e.g. "MPS2_DUALTIMER1".
+ * @return the instance, or NULL when no instance has that name (or @p name is NULL)
+ */
+const utim_periph_t *utim_by_name(const char *name);
+
+/**
+ * @brief Claim an instance for @p owner, so no other subsystem can claim it.
+ *
+ * Claiming is advisory: the other functions do not check ownership. Claiming
+ * again with the same owner succeeds.
+ * @retval 0 claimed
+ * @retval -EINVAL @p p or @p owner is NULL
+ * @retval -EBUSY another owner holds it
+ */
+int utim_claim(const utim_periph_t *p, const void *owner);
+
+/**
+ * @brief Release a claim.
+ * @retval 0 released
+ * @retval -EINVAL @p p or @p owner is NULL, or the instance is not claimed
+ * @retval -EBUSY another owner holds it
+ */
+int utim_release(const utim_periph_t *p, const void *owner);
+
+/* ---- frequency ---------------------------------------------------------- */
+
+/**
+ * @brief Initialise: select a clock input and divider giving exactly @p hz,
+ *        stop the counter, set it to 0, disarm every channel, unmask and
+ *        clear every event. Callbacks and the claim are kept.
+ * @param p     the instance
+ * @param hz    counting frequency in Hz
+ * @param clock UTIM_CLOCK_DEFAULT, UTIM_CLOCK_HF, UTIM_CLOCK_LP or UTIM_CLOCK_PLATFORM(n)
+ * @retval 0 success
+ * @retval -EINVAL @p hz is 0, or @p clock names no input of this timer
+ * @retval -ERANGE no input of the selected class reaches exactly @p hz
+ */
+int utim_init(const utim_periph_t *p, uint32_t hz, unsigned clock);
+
+/**
+ * @brief The achievable frequency closest to @p hz (ties: the lower one).
+ * @param p     the instance
+ * @param hz    requested frequency in Hz
+ * @param clock as for utim_init()
+ * @param[out] out the closest achievable frequency
+ * @retval 0 success
+ * @retval -EINVAL @p hz is 0, @p out is NULL, or @p clock names no input
+ * @retval -ERANGE the selected inputs offer no integer frequency at all
+ */
+int utim_closest_freq(const utim_periph_t *p, uint32_t hz, unsigned clock, uint32_t *out);
+
+/**
+ * @brief Enumerate the exactly achievable (integer Hz) frequencies of clock
+ *        input @p clk, from the highest down.
+ * @param p   the instance
+ * @param clk clock input index (see utim_clock())
+ * @param[out] out buffer for up to @p cap frequencies (may be NULL when @p cap is 0)
+ * @param cap capacity of @p out
+ * @return the total number of achievable frequencies (may exceed @p cap)
+ * @retval -EINVAL @p clk is not an input of this timer, or @p out is NULL with @p cap > 0
+ */
+int utim_freqs(const utim_periph_t *p, unsigned clk, uint32_t *out, size_t cap);
+
+/* ---- counter ------------------------------------------------------------ */
+
+/**
+ * @brief Start counting.
+ * @retval 0 success
+ * @retval -EINVAL the instance is not initialised
+ */
+static inline int utim_start(const utim_periph_t *p) {
+  if (p->dev->state->hz == 0u) {
+    return -EINVAL;
+  }
+  return p->drv->enable(p, true);
+}
+
+/**
+ * @brief Stop counting; the counter keeps its value, armed channels stay armed.
+ * @retval 0 success
+ * @retval -EINVAL the instance is not initialised
+ * @retval -ENOTSUP the counter cannot be stopped (no UTIM_CAP_STOP)
+ */
+static inline int utim_stop(const utim_periph_t *p) {
+  if (p->dev->state->hz == 0u) {
+    return -EINVAL;
+  }
+  return p->drv->enable(p, false);
+}
+
+/** @brief Read the counter. */
+static inline uint64_t utim_read(const utim_periph_t *p) {
+  return p->drv->read(p);
+}
+
+/**
+ * @brief Write the counter. Armed channels keep their absolute compare values.
+ * @retval 0 success
+ * @retval -ERANGE @p value > utim_max()
+ * @retval -ENOTSUP the counter is not writable
+ */
+static inline int utim_write(const utim_periph_t *p, uint64_t value) {
+  if (value > utim_max(p)) {
+    return -ERANGE;
+  }
+  if (p->drv->write == NULL) {
+    return -ENOTSUP;
+  }
+  return p->drv->write(p, value);
+}
+
+/* ---- channels ----------------------------------------------------------- */
+
+/**
+ * @brief Arm channel @p ch to match once when the counter reaches @p value.
+ * @retval 0 armed
+ * @retval -EINVAL @p ch >= utim_channels(), or the instance is not initialised
+ * @retval -ERANGE @p value > utim_max()
+ * @retval -ETIME  @p value is passed or less than utim_min_distance() ahead:
+ *                 nothing is armed and the channel keeps its previous setting
+ */
+int utim_set_abs(const utim_periph_t *p, unsigned ch, uint64_t value);
+
+/**
+ * @brief Arm channel @p ch to match once, @p ticks from now (stretched to
+ *        utim_min_distance() when shorter).
+ * @retval 0 armed (or, when already due, delivered before returning)
+ * @retval -EINVAL @p ch >= utim_channels(), or the instance is not initialised
+ * @retval -ERANGE @p ticks > utim_max()
+ */
+int utim_set_rel(const utim_periph_t *p, unsigned ch, uint64_t ticks);
+
+/**
+ * @brief Arm channel @p ch to match every @p period ticks, the first match
+ *        @p period ticks from now. Matches stay on the grid now + k * period
+ *        (no drift). When the interrupt is serviced so late that the next
+ *        match of the grid is already due, the due matches coalesce into the
+ *        one callback (like POSIX timer overruns); the grid is kept.
+ * @retval 0 armed
+ * @retval -EINVAL @p ch >= utim_channels(), the instance is not initialised, or @p period is 0
+ * @retval -ERANGE @p period > utim_max() or @p period < utim_min_distance()
+ */
+int utim_set_periodic(const utim_periph_t *p, unsigned ch, uint64_t period);
+
+/**
+ * @brief Disarm channel @p ch; its callback will not run for the setting
+ *        cleared, even if the match happened during this call or is masked.
+ * @retval 0 success
+ * @retval -EINVAL @p ch >= utim_channels()
+ */
+int utim_clear(const utim_periph_t *p, unsigned ch);
+
+/* ---- callbacks and interrupts -------------------------------------------- */
+
+/**
+ * @brief Set the compare callback of all channels (NULL to drop events).
+ * @retval 0 success
+ */
+int utim_set_compare_cb(const utim_periph_t *p, utim_cmp_cb_t cb, void *arg);
+
+/**
+ * @brief Set the overflow callback and enable the overflow interrupt
+ *        (NULL disables it).
+ * @retval 0 success
+ * @retval -ENOTSUP the timer has no overflow interrupt (no UTIM_CAP_OVERFLOW)
+ */
+int utim_set_overflow_cb(const utim_periph_t *p, utim_ovf_cb_t cb, void *arg);
+
+/**
+ * @brief Defer the delivery of @p events (UTIM_EVT_CH() / UTIM_EVT_OVF bits).
+ * @retval 0 success
+ * @retval -EINVAL @p events names a channel or an overflow the timer does not have
+ */
+int utim_mask(const utim_periph_t *p, uint32_t events);
+
+/**
+ * @brief Resume delivery of @p events; deferred ones are delivered before
+ *        this returns (or by the interrupt context when it is delivering).
+ * @retval 0 success
+ * @retval -EINVAL @p events names a channel or an overflow the timer does not have
+ */
+int utim_unmask(const utim_periph_t *p, uint32_t events);
+
+/** @brief Events that occurred and are not yet delivered (UTIM_EVT_* bits). */
+uint32_t utim_pending(const utim_periph_t *p);
+
+/* ---- properties --------------------------------------------------------- */
+
+/**
+ * @brief Read property @p id (UTIM_PROP_* or a driver-specific one).
+ * @retval 0 success
+ * @retval -EINVAL @p value is NULL
+ * @retval -ENOTSUP this timer has no such property
+ */
+int utim_get_property(const utim_periph_t *p, unsigned id, uint64_t *value);
+
+/**
+ * @brief Write run-time property @p id (driver-specific ones only).
+ * @retval 0 success
+ * @retval -EINVAL @p id is a read-only core property, or the driver refuses @p value
+ * @retval -ENOTSUP this timer has no such property
+ */
+int utim_set_property(const utim_periph_t *p, unsigned id, uint64_t value);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* UTIM_UTIM_H */
