@@ -1,0 +1,102 @@
+/**
+ * @file sim.h
+ * @brief The simulated machine: virtual time, timer peripherals, interrupt
+ *        controller, and the controls tests use to steer them.
+ *
+ * Everything is deterministic: time moves only when a test advances it, when
+ * a register is accessed (each access costs sim_set_access_cost() ns), and
+ * when the core busy-waits (utim_port_relax() costs sim_set_relax_step() ns).
+ * Interrupts are delivered at the virtual time their event happens, between
+ * two register accesses, unless the port lock is held or an interrupt handler
+ * is already running; then at the first moment that is no longer so.
+ */
+#ifndef UTIM_SIM_H
+#define UTIM_SIM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "utim/driver.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** @brief Shape (static hardware parameters) of one simulated timer. */
+typedef struct sim_shape {
+  uint8_t width;        /**< counter width, 8 to 64 bits */
+  uint8_t down;         /**< 1: counts down */
+  uint8_t ncc;          /**< compare registers (>= 1) */
+  uint8_t shared_irq;   /**< 1: every event on line irq; 0: line irq + n for CC n, irq + ncc for
+                           overflow */
+  uint8_t ovf_irq;      /**< 1: the overflow flag can raise an interrupt */
+  uint8_t writable;     /**< 1: SIM_REG_COUNT can be written */
+  uint8_t capture_read; /**< 1: SIM_REG_COUNT reads 0; use SIM_REG_TASK_CAPTURE */
+  uint8_t
+      stoppable; /**< 1: SIM_CTRL_EN can be cleared (else the counter always runs once enabled) */
+  uint8_t min_distance; /**< compare matches closer than this to the CC write are missed (>= 1) */
+  int8_t chain_from;    /**< -1, or the timer whose overflows clock this one (clock class CHAIN) */
+  uint8_t irq;          /**< first interrupt line */
+  uint8_t nclocks;      /**< number of clock inputs */
+  const utim_clock_desc_t *clocks; /**< clock inputs */
+} sim_shape_t;
+
+/** @brief Interrupt handler attached to a line. */
+typedef void (*sim_isr_t)(const void *arg);
+
+/** @brief Number of interrupt lines of the simulated interrupt controller. */
+#define SIM_IRQ_LINES 64u
+
+/**
+ * @brief Describe the simulated timers (done once by the board).
+ * @param shapes array of @p n shapes; timer k is shapes[k]
+ */
+void sim_configure(const sim_shape_t *shapes, unsigned n);
+
+/** @brief Attach @p fn(@p arg) to interrupt line @p line (done by the board). */
+void sim_irq_attach(unsigned line, sim_isr_t fn, const void *arg);
+
+/**
+ * @brief Reset: time 0, every timer in its reset state (stopped, count 0,
+ *        CC 0, no enables, no flags), default costs (access 10 ns, relax 10 ns),
+ *        no injection, lock released. Does not touch the core's RAM state.
+ */
+void sim_reset(void);
+
+/** @brief Current virtual time in ns. */
+uint64_t sim_now(void);
+
+/** @brief Let @p ns of virtual time pass, delivering interrupts on the way. */
+void sim_advance(uint64_t ns);
+
+/** @brief Virtual time each register access costs (default 10 ns; 0 allowed). */
+void sim_set_access_cost(uint32_t ns);
+
+/** @brief Virtual time each utim_port_relax() costs (default 10 ns; >= 1). */
+void sim_set_relax_step(uint32_t ns);
+
+/**
+ * @brief Race injection: just before the register access number
+ *        sim_accesses() + @p offset happens, advance time by @p ns
+ *        (interrupts are delivered then, if not locked). One injection at a time;
+ *        a new call replaces a pending one.
+ */
+void sim_inject(uint64_t offset, uint64_t ns);
+
+/** @brief Whether an injection is still waiting for its access. */
+bool sim_inject_pending(void);
+
+/** @brief Register accesses made since sim_reset(). */
+uint64_t sim_accesses(void);
+
+/** @brief Number of interrupt handler invocations since sim_reset(). */
+uint64_t sim_irq_count(void);
+
+/** @brief Counter of timer @p timer as the hardware shows it (no access cost). */
+uint64_t sim_peek_count(unsigned timer);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* UTIM_SIM_H */
