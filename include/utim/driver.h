@@ -123,7 +123,7 @@ typedef struct utim_chan_state {
 /**
  * @brief Mutable per-instance state kept by the core, in RAM.
  *
- * 40 bytes on a 32-bit target (56 on a 64-bit host) plus
+ * 48 bytes on a 32-bit target (72 on a 64-bit host) plus
  * sizeof(utim_chan_state_t) per channel. Define it with UTIM_STATE_DEFINE().
  */
 typedef struct utim_state {
@@ -137,6 +137,7 @@ typedef struct utim_state {
   volatile uint32_t mask;    /**< masked events (UTIM_EVT_*) */
   volatile uint32_t pending; /**< events not yet delivered */
   uint32_t periodic;         /**< channels armed periodically */
+  uint32_t armed;            /**< channels whose match is awaited (events of others are stale) */
   uint8_t clk;               /**< clock input index chosen by utim_init() */
   uint8_t in_dispatch;       /**< delivery loop running */
   uint8_t pad[2];            /**< zero */

@@ -79,6 +79,11 @@ int utim__arm(const utim_periph_t *p, unsigned ch, uint64_t ref, uint64_t dist, 
   const bool hw = dist >= d;
 
   st->ch[ch].target = target;
+  if (hw) {
+    st->armed |= UTIM_EVT_CH(ch);
+  } else {
+    st->armed &= ~UTIM_EVT_CH(ch);
+  }
   (void)p->drv->set_channel(p, ch, hw ? UTIM_CH_ONESHOT : UTIM_CH_OFF, target);
 
   /*
@@ -97,6 +102,7 @@ int utim__arm(const utim_periph_t *p, unsigned ch, uint64_t ref, uint64_t dist, 
     elapsed = (p->drv->read(p) - ref) & mask;
   }
   if (hw) {
+    st->armed &= ~UTIM_EVT_CH(ch);
     (void)p->drv->set_channel(p, ch, UTIM_CH_OFF, 0u);
   }
   if (pend) {
@@ -108,6 +114,7 @@ int utim__arm(const utim_periph_t *p, unsigned ch, uint64_t ref, uint64_t dist, 
 void utim__disarm(const utim_periph_t *p, unsigned ch) {
   utim_state_t *st = state_of(p);
   st->periodic &= ~UTIM_EVT_CH(ch);
+  st->armed &= ~UTIM_EVT_CH(ch);
   st->ch[ch].period = 0u;
   (void)p->drv->set_channel(p, ch, UTIM_CH_OFF, 0u);
   st->pending &= ~UTIM_EVT_CH(ch);
@@ -118,6 +125,7 @@ void utim__reset_state(const utim_periph_t *p) {
   st->mask = 0u;
   st->pending = 0u;
   st->periodic = 0u;
+  st->armed = 0u;
   for (unsigned ch = 0u; ch < utim_channels(p); ch++) {
     st->ch[ch].target = 0u;
     st->ch[ch].period = 0u;
@@ -140,6 +148,12 @@ static void periodic_advance(const utim_periph_t *p, unsigned ch) {
 void utim_core_event(const utim_periph_t *p, uint32_t events) {
   utim_state_t *st = state_of(p);
   uint32_t key = utim_port_lock();
+  /*
+   * A match reported for a channel that is no longer armed is stale: it was
+   * cleared or re-armed after the hardware flagged it but before this ran.
+   */
+  events &= st->armed | UTIM_EVT_OVF;
+  st->armed &= ~(events & ~st->periodic);
   uint32_t rearm = events & st->periodic;
   for (unsigned ch = 0u; rearm != 0u; ch++, rearm >>= 1) {
     if ((rearm & 1u) != 0u) {

@@ -1,0 +1,58 @@
+# Build and lint checks, included by tests/CMakeLists.txt.
+#
+# Always:
+#   utim_template      object library: the template driver builds on the host with
+#                      the project's warnings (and lands in compile_commands.json)
+#   cortex_m4_sizes    public headers compile for Cortex-M4; instance/driver sizes
+#   template_compiles  the template driver and an example instance compile for Cortex-M4
+# With UTIM_LINT:
+#   clang_format, clang_tidy, cppcheck
+#
+# A check whose tool is missing at configure time still exists and fails,
+# saying what to install: a check that cannot run must never pass.
+
+set(UTIM_CHECKS_DIR ${CMAKE_CURRENT_LIST_DIR}/checks)
+set(UTIM_CHECKS_OUT ${CMAKE_CURRENT_BINARY_DIR}/checks)
+
+# ---- the template driver: compiled, never linked into a board
+add_library(utim_template OBJECT ${CMAKE_SOURCE_DIR}/drivers/template/utim_template.c)
+target_include_directories(utim_template PUBLIC
+  ${CMAKE_SOURCE_DIR}/include ${CMAKE_SOURCE_DIR}/drivers/template)
+target_compile_options(utim_template PRIVATE -ffreestanding)
+
+# ---- Cortex-M4 checks
+find_program(UTIM_ARM_GCC arm-none-eabi-gcc)
+find_program(UTIM_ARM_NM arm-none-eabi-nm)
+foreach(what sizes template)
+  if(what STREQUAL "sizes")
+    set(name cortex_m4_sizes)
+  else()
+    set(name template_compiles)
+  endif()
+  add_test(NAME ${name}
+    COMMAND ${CMAKE_COMMAND} -DWHAT=${what} "-DARM_GCC=${UTIM_ARM_GCC}"
+      "-DARM_NM=${UTIM_ARM_NM}" "-DSRC=${CMAKE_SOURCE_DIR}" "-DOUT=${UTIM_CHECKS_OUT}/${what}"
+      -P ${UTIM_CHECKS_DIR}/cm4_check.cmake)
+  set_tests_properties(${name} PROPERTIES LABELS "check" TIMEOUT 120)
+endforeach()
+
+# ---- lint
+if(UTIM_LINT)
+  find_program(UTIM_CLANG_FORMAT clang-format)
+  find_program(UTIM_CLANG_TIDY clang-tidy)
+  find_program(UTIM_CPPCHECK cppcheck)
+  foreach(tool clang-format clang-tidy cppcheck)
+    if(tool STREQUAL "clang-format")
+      set(exe "${UTIM_CLANG_FORMAT}")
+    elseif(tool STREQUAL "clang-tidy")
+      set(exe "${UTIM_CLANG_TIDY}")
+    else()
+      set(exe "${UTIM_CPPCHECK}")
+    endif()
+    string(REPLACE "-" "_" name "${tool}")
+    add_test(NAME ${name}
+      COMMAND ${CMAKE_COMMAND} -DWHAT=${tool} "-DTOOL=${exe}" "-DSRC=${CMAKE_SOURCE_DIR}"
+        "-DBIN=${CMAKE_BINARY_DIR}" -P ${UTIM_CHECKS_DIR}/lint.cmake)
+    set_tests_properties(${name} PROPERTIES LABELS "lint" TIMEOUT 900)
+  endforeach()
+endif()

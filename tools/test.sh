@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# The full test run of utim (the README's test command).
+#
+# Installs what is missing (tools/deps.sh), then configures, builds and runs
+# ctest for each preset in UTIM_TEST_PRESETS (default: host host-asan). Every
+# preset runs even when an earlier one failed, so one run shows everything.
+#
+# Ends with one line "N passed, N failed": the sum of ctest's results over
+# the presets. A failed build adds one failure (its tests that did build
+# still run); a preset that does not configure, or whose ctest finds no
+# test, counts as one failure. Exits non-zero on any failure.
+#
+# Usage: bash tools/test.sh            (as root on a fresh Debian machine)
+#        UTIM_TEST_PRESETS=host bash tools/test.sh
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+# shellcheck source=tools/deps.sh
+source "$root/tools/deps.sh"
+
+read -r -a presets <<<"${UTIM_TEST_PRESETS:-host host-asan}"
+jobs=${UTIM_JOBS:-2}
+# Per-test limit for tests that set none themselves; keeps a hung test from
+# eating CI's time.
+test_timeout=${UTIM_TEST_TIMEOUT:-300}
+
+utim_install_deps
+
+log_dir=$(mktemp -d)
+trap 'rm -rf "$log_dir"' EXIT
+
+total_passed=0
+total_failed=0
+summary=()
+
+for preset in "${presets[@]}"; do
+  echo "==== preset $preset: configure"
+  if ! cmake --preset "$preset" </dev/null; then
+    summary+=("$preset: configure FAILED")
+    total_failed=$((total_failed + 1))
+    continue
+  fi
+  echo "==== preset $preset: build"
+  # Keep going past a failing target (ninja -k 0): the tests that did build
+  # still run, so one broken file does not hide every other result.
+  build_failed=0
+  if ! cmake --build --preset "$preset" -j "$jobs" -- -k 0 </dev/null; then
+    build_failed=1
+    echo "==== preset $preset: build FAILED (tests that built still run)"
+  fi
+  echo "==== preset $preset: ctest"
+  log="$log_dir/$preset.log"
+  rc=0
+  ctest --preset "$preset" -j "$jobs" --output-on-failure --no-tests=error \
+    --timeout "$test_timeout" </dev/null 2>&1 | tee "$log" || rc=$?
+  # ctest's closing count, e.g. "92% tests passed, 1 tests failed out of 12".
+  line=$(grep -E '^[0-9]+% tests passed, [0-9]+ tests? failed out of [0-9]+' "$log" | tail -n 1 || true)
+  if [[ $line =~ ([0-9]+)\ tests?\ failed\ out\ of\ ([0-9]+) ]]; then
+    failed=${BASH_REMATCH[1]}
+    passed=$((BASH_REMATCH[2] - failed))
+    if ((rc != 0 && failed == 0)); then
+      # ctest failed without a failing test (e.g. a fixture or a crash of ctest itself).
+      failed=1
+    fi
+  else
+    passed=0
+    failed=1
+  fi
+  note="ctest exit $rc"
+  if ((build_failed)); then
+    failed=$((failed + 1))
+    note="$note; build FAILED, counted as one more failure"
+  fi
+  summary+=("$preset: $passed passed, $failed failed ($note)")
+  total_passed=$((total_passed + passed))
+  total_failed=$((total_failed + failed))
+done
+
+echo "==== summary"
+for s in "${summary[@]}"; do
+  echo "  $s"
+done
+echo "$total_passed passed, $total_failed failed"
+if ((total_failed != 0)); then
+  exit 1
+fi
