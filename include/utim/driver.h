@@ -67,6 +67,8 @@ extern "C" {
 
 /** @brief Counter width in bits from packed properties. */
 #define UTIM_PROPS_WIDTH(pr) ((unsigned)((pr)&0x3fu) + 1u)
+/** @brief Counter width minus one from packed properties (a shift count). */
+#define UTIM_PROPS_WSHIFT(pr) ((unsigned)((pr)&0x3fu))
 /** @brief Channel count from packed properties. */
 #define UTIM_PROPS_CHANNELS(pr) ((unsigned)(((pr) >> 6) & 0x1fu))
 /** @brief Native count direction (1 = down) from packed properties. */
@@ -196,7 +198,9 @@ typedef struct utim_driver {
   /** @brief Read the counter (up-counting view, masked to the width). */
   uint64_t (*read)(const utim_periph_t *p);
   /**
-   * @brief Write the counter (value already range-checked). Optional.
+   * @brief Write the counter (value already range-checked). Required when
+   *        the instance has UTIM_CAP_WRITE (the uAPI tests the capability bit,
+   *        not the pointer); NULL or -ENOTSUP otherwise.
    * @retval 0 success
    */
   int (*write)(const utim_periph_t *p, uint64_t value);

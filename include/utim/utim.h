@@ -262,10 +262,13 @@ static inline uint64_t utim_read(const utim_periph_t *p) {
  * @retval -ENOTSUP the counter is not writable
  */
 static inline int utim_write(const utim_periph_t *p, uint64_t value) {
-  if (value > utim_max(p)) {
+  const uint32_t props = p->props;
+  /* value >> (width - 1) > 1 <=> value > 2^width - 1, valid for width 64 too */
+  if ((value >> UTIM_PROPS_WSHIFT(props)) > 1u) {
     return -ERANGE;
   }
-  if (p->drv->write == NULL) {
+  /* The capability bit, not a NULL test: it shares the load of props. */
+  if ((UTIM_PROPS_CAPS(props) & UTIM_CAP_WRITE) == 0u) {
     return -ENOTSUP;
   }
   return p->drv->write(p, value);

@@ -287,7 +287,8 @@ static bool closest_on(const utim_clock_desc_t *c, uint32_t hz, uint32_t *best, 
   /* First index whose divider is >= c->hz / hz (frequency <= hz). */
   uint32_t lo = 0u;
   uint32_t hi = n;
-  uint32_t want = c->hz / hz;
+  /* Rounded up, so the scan up starts at the nearest frequency <= hz. */
+  uint32_t want = c->hz / hz + (c->hz % hz != 0u ? 1u : 0u);
   while (lo < hi) {
     uint32_t mid = lo + (hi - lo) / 2u;
     if (div_at(c, mid) < want) {

@@ -1,0 +1,59 @@
+/**
+ * @file main.c
+ * @brief utim-bench: benchmark programs of utim, one subcommand each.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "bench_host.h"
+
+/* New benchmarks (clock, sleep, timeout) add a line here and nothing else. */
+static const bench_cmd_t commands[] = {
+    {"ops", "cost of read, write, set and clear: uAPI vs hAPI, NOP and sim drivers", bench_cmd_ops},
+};
+
+static void usage(FILE *f) {
+  fprintf(f, "usage: " BENCH_PROG " <command> [options]\n"
+             "       " BENCH_PROG " <command> --help\n"
+             "\n"
+             "Benchmarks of the utim timer stack. Results go to stdout (a table, or\n"
+             "JSON with --json); progress goes to stderr when it is a terminal.\n"
+             "\n"
+             "commands:\n");
+  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+    fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+  }
+  fprintf(f, "\n"
+             "options:\n"
+             "  -h, --help  show this help\n");
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    usage(stderr);
+    return BENCH_EXIT_USAGE;
+  }
+  const char *word = argv[1];
+  if (strcmp(word, "-h") == 0 || strcmp(word, "--help") == 0 || strcmp(word, "help") == 0) {
+    if (argc > 2 && strcmp(word, "help") == 0) {
+      for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+        if (strcmp(argv[2], commands[i].name) == 0) {
+          char *sub[] = {argv[2], "--help", NULL};
+          return commands[i].run(2, sub);
+        }
+      }
+      return bench_usage_error(BENCH_PROG, "unknown command '%s'", argv[2]);
+    }
+    usage(stdout);
+    return 0;
+  }
+  if (word[0] == '-') {
+    return bench_usage_error(BENCH_PROG, "unknown option '%s'", word);
+  }
+  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+    if (strcmp(word, commands[i].name) == 0) {
+      return commands[i].run(argc - 1, argv + 1);
+    }
+  }
+  return bench_usage_error(BENCH_PROG, "unknown command '%s'", word);
+}
