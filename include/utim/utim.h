@@ -256,7 +256,10 @@ static inline uint64_t utim_read(const utim_periph_t *p) {
 }
 
 /**
- * @brief Write the counter. Armed channels keep their absolute compare values.
+ * @brief Write the counter. Armed channels keep their absolute compare values;
+ *        a channel whose value ends up less than utim_min_distance() ahead of
+ *        the written counter may miss that match (as the hardware would):
+ *        re-arm channels after writing the counter when that matters.
  * @retval 0 success
  * @retval -ERANGE @p value > utim_max()
  * @retval -ENOTSUP the counter is not writable

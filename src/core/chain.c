@@ -88,6 +88,35 @@ static int chain_enable(const utim_periph_t *p, bool on) {
   return c->lo->drv->enable(c->lo, on);
 }
 
+/* Arm chain channel @p ch for @p value: low timer alone, or high then low. Lock held. */
+static void chain_arm(const utim_periph_t *p, unsigned ch, uint64_t value) {
+  const utim_chain_cfg_t *c = cfg_of(p);
+  utim__disarm(c->lo, ch);
+  utim__disarm(c->hi, ch);
+  unsigned w = lo_width(c);
+  uint64_t lomask = utim_max(c->lo);
+  uint64_t now = chain_read(p);
+  uint64_t ahead = (value - now) & utim_max(p);
+  /* ahead == 0 (a counter write onto the value): the next match is a full wrap away. */
+  if (ahead != 0u && ahead <= lomask - (now & lomask)) {
+    /*
+     * Reached before the low half wraps: the low timer alone. If it is
+     * found due, the core sees the chained counter at the target too.
+     */
+    (void)utim__arm(c->lo, ch, now & lomask, ahead, false);
+  } else {
+    uint64_t hnow = now >> w;
+    uint64_t hdist = ((value >> w) - hnow) & utim_max(c->hi);
+    if (hdist == 0u) {
+      hdist = utim_max(c->hi) + 1u; /* same high half, one full chain wrap ahead */
+    }
+    if (utim__arm(c->hi, ch, hnow, hdist, false) == UTIM__DUE) {
+      /* The high half got there while arming: continue as the interrupt would. */
+      (void)utim__arm(c->lo, ch, 0u, value & lomask, false);
+    }
+  }
+}
+
 static int chain_write(const utim_periph_t *p, uint64_t value) {
   const utim_chain_cfg_t *c = cfg_of(p);
   unsigned w = lo_width(c);
@@ -95,6 +124,7 @@ static int chain_write(const utim_periph_t *p, uint64_t value) {
    * Park the low half at 0 first so it cannot carry into the high half while
    * that is written; the low half then resumes from its new value.
    */
+  uint32_t key = utim_port_lock();
   int rc = c->lo->drv->write(c->lo, 0u);
   if (rc == 0) {
     rc = c->hi->drv->write(c->hi, (value >> w) & utim_max(c->hi));
@@ -102,6 +132,18 @@ static int chain_write(const utim_periph_t *p, uint64_t value) {
   if (rc == 0) {
     rc = c->lo->drv->write(c->lo, value & utim_max(c->lo));
   }
+  /*
+   * A compare waiting on one half is only right for the counter it was
+   * armed against: arm every armed channel again for its absolute value,
+   * as a single wide compare register would simply keep it.
+   */
+  const utim_state_t *st = p->dev->state;
+  for (unsigned ch = 0u; ch < utim_channels(p); ch++) {
+    if ((st->armed & UTIM_EVT_CH(ch)) != 0u) {
+      chain_arm(p, ch, st->ch[ch].target);
+    }
+  }
+  utim_port_unlock(key);
   return rc;
 }
 
@@ -109,30 +151,11 @@ static int chain_set_channel(const utim_periph_t *p, unsigned ch, utim_ch_mode_t
                              uint64_t value) {
   const utim_chain_cfg_t *c = cfg_of(p);
   uint32_t key = utim_port_lock();
-  utim__disarm(c->lo, ch);
-  utim__disarm(c->hi, ch);
   if (mode == UTIM_CH_ONESHOT) {
-    unsigned w = lo_width(c);
-    uint64_t lomask = utim_max(c->lo);
-    uint64_t now = chain_read(p);
-    uint64_t ahead = (value - now) & utim_max(p);
-    if (ahead <= lomask - (now & lomask)) {
-      /*
-       * Reached before the low half wraps: the low timer alone. If it is
-       * found due, the core sees the chained counter at the target too.
-       */
-      (void)utim__arm(c->lo, ch, now & lomask, ahead, false);
-    } else {
-      uint64_t hnow = now >> w;
-      uint64_t hdist = ((value >> w) - hnow) & utim_max(c->hi);
-      if (hdist == 0u) {
-        hdist = utim_max(c->hi) + 1u; /* same high half, one full chain wrap ahead */
-      }
-      if (utim__arm(c->hi, ch, hnow, hdist, false) == UTIM__DUE) {
-        /* The high half got there while arming: continue as the interrupt would. */
-        (void)utim__arm(c->lo, ch, 0u, value & lomask, false);
-      }
-    }
+    chain_arm(p, ch, value);
+  } else {
+    utim__disarm(c->lo, ch);
+    utim__disarm(c->hi, ch);
   }
   utim_port_unlock(key);
   return 0;

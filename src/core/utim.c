@@ -134,13 +134,22 @@ void utim__reset_state(const utim_periph_t *p) {
 
 /*
  * Move a periodic channel to its next match on the grid. Matches already due
- * (the interrupt came later than a whole period) are skipped: the event that
- * brought us here stands for them.
+ * (the interrupt came later than a whole period) are skipped in one step: the
+ * event that brought us here stands for them.
  */
 static void periodic_advance(const utim_periph_t *p, unsigned ch) {
   utim_chan_state_t *cs = &state_of(p)->ch[ch];
-  while (utim__arm(p, ch, cs->target, cs->period, false) == UTIM__DUE) {
-  }
+  const uint64_t period = cs->period;
+  int r;
+  do {
+    uint64_t elapsed = (p->drv->read(p) - cs->target) & utim_max(p);
+    uint64_t skip = elapsed - elapsed % period;
+    uint64_t dist = skip + period;
+    if (dist < skip) {
+      dist = skip; /* 64-bit overflow: found due, the next round re-bases */
+    }
+    r = utim__arm(p, ch, cs->target, dist, false);
+  } while (r == UTIM__DUE);
 }
 
 /* ---- interrupt entry ----------------------------------------------------- */

@@ -136,6 +136,7 @@ static void log_add(const char *s) {
   (void)snprintf(cb_log + n, sizeof cb_log - n, "%s", s);
 }
 
+// cppcheck-suppress constParameter ; the signature is utim_cmp_cb_t
 static void cmp_cb(const utim_periph_t *p, unsigned ch, void *arg) {
   char b[8];
   (void)p;
@@ -143,6 +144,7 @@ static void cmp_cb(const utim_periph_t *p, unsigned ch, void *arg) {
   log_add(b);
 }
 
+// cppcheck-suppress constParameter ; the signature is utim_ovf_cb_t
 static void ovf_cb(const utim_periph_t *p, void *arg) {
   (void)p;
   log_add(arg == (void *)&mock ? "o" : "o?");
