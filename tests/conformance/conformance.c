@@ -182,12 +182,36 @@ static void ct_jitter(const utim_periph_t *p, unsigned n) {
 /* Let time pass until the counter reads @p target - 1, then read up to
  * @p extra more times while it still does, to move within that tick.
  * Returns the last value read. */
+/*
+ * How many utim_read() calls surely fit between two ticks: the fewest reads
+ * seen showing one counter value, over a few ticks (at least 1, at most 37).
+ */
+static unsigned ct_reads_per_tick(const utim_periph_t *p) {
+  unsigned best = 37u;
+  for (unsigned round = 0; round < 8u; round++) {
+    uint64_t c = utim_read(p);
+    uint64_t v = c;
+    for (unsigned guard = 0; v == c && guard < 1000000u; guard++) {
+      v = utim_read(p); /* wait for a tick edge */
+    }
+    unsigned n = 0;
+    for (uint64_t w = v; w == v && n < 1000000u; n++) {
+      w = utim_read(p);
+    }
+    if (n < best) {
+      best = n;
+    }
+  }
+  return best > 1u ? best - 1u : 1u;
+}
+
 static uint64_t ct_approach(const utim_periph_t *p, uint64_t target, unsigned extra) {
   uint64_t half = utim_max(p) / 2u;
   uint64_t c = utim_read(p);
   uint64_t rem = ct_dist(p, c, target);
-  if (rem >= 2u && rem <= half) {
-    tb_wait_ticks(p, rem - 1u);
+  /* Wait to two ticks before, then spin on reads: waits may overshoot a little. */
+  if (rem >= 3u && rem <= half) {
+    tb_wait_ticks(p, rem - 2u);
   }
   c = utim_read(p);
   for (unsigned guard = 0; guard < 1000000u; guard++) {
@@ -1099,7 +1123,13 @@ static void t_clear(const utim_periph_t *p) {
     TH_CHECKF(ct_nev == 0u, "%u callbacks after clear", ct_nev);
   }
 
-  /* Cleared one tick before the match: 10,000 tries, no callback. */
+  /*
+   * Cleared one tick before the match: 10,000 tries, no callback. The extra
+   * reads spread the moment of the clear over the last tick; only as many as
+   * fit in one tick on this board, so that slow CPUs still clear in it.
+   */
+  unsigned rpt = ct_reads_per_tick(p);
+  th_note("%s: %u counter reads fit in one tick", utim_name(p), rpt);
   const unsigned want = 10000u;
   unsigned valid = 0;
   unsigned tries = 0;
@@ -1112,7 +1142,7 @@ static void t_clear(const utim_periph_t *p) {
     if (!TH_EQ(utim_set_abs(p, ch, t), 0)) {
       break;
     }
-    uint64_t c = ct_approach(p, t, tries % 37u);
+    uint64_t c = ct_approach(p, t, tries % rpt);
     ct_phase = CT_IN;
     int r = utim_clear(p, ch);
     ct_phase = CT_AFTER;
