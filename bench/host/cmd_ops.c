@@ -392,9 +392,10 @@ static void print_table(FILE *f, const ops_report_t *r) {
       } else if (k->op == BENCH_OP_WRITE) {
         expect = ct ? "none" : "the pointer loads only";
         verdict = (ct ? extra < 0.5 : extra < 2.5) ? "as expected"
-                  : ct ? "differs: range check (width < 64) or write != NULL test (driver struct "
-                         "not visible) left"
-                       : "differs: range check on p->props and write != NULL test cannot fold";
+                  : ct ? "differs: the range check (width < 64) stays where the value is not "
+                         "known at compile time"
+                       : "differs: the range check and the UTIM_CAP_WRITE test on p->props "
+                         "cannot fold at run time";
       } else {
         expect = "the core's work";
         verdict = strcmp(targets[t].set->driver, "sim") == 0
