@@ -2,8 +2,13 @@
 # The full test run of utim (the README's test command).
 #
 # Installs what is missing (tools/deps.sh), then configures, builds and runs
-# ctest for each preset in UTIM_TEST_PRESETS (default: host host-asan). Every
-# preset runs even when an earlier one failed, so one run shows everything.
+# ctest for each preset in UTIM_TEST_PRESETS (default: host host-asan
+# mps2-an385 microbit; the last two are Cortex-M boards cross-built with
+# arm-none-eabi-gcc whose tests run under qemu-system-arm). Every preset runs
+# even when an earlier one failed, so one run shows everything. After each
+# preset's ctest, the reports its tests wrote (build/<preset>/reports/*.txt:
+# size report, ...) and the closing lines of the QEMU runs
+# (build/<preset>/logs/*.log) are printed.
 #
 # Ends with one line "N passed, N failed": the sum of ctest's results over
 # the presets. A failed build adds one failure (its tests that did build
@@ -12,6 +17,7 @@
 #
 # Usage: bash tools/test.sh            (as root on a fresh Debian machine)
 #        UTIM_TEST_PRESETS=host bash tools/test.sh
+#        UTIM_TEST_PRESETS="mps2-an385 microbit" bash tools/test.sh
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -19,7 +25,7 @@ cd "$root"
 # shellcheck source=tools/deps.sh
 source "$root/tools/deps.sh"
 
-read -r -a presets <<<"${UTIM_TEST_PRESETS:-host host-asan}"
+read -r -a presets <<<"${UTIM_TEST_PRESETS:-host host-asan mps2-an385 microbit}"
 jobs=${UTIM_JOBS:-2}
 # Per-test limit for tests that set none themselves; keeps a hung test from
 # eating CI's time.
@@ -50,6 +56,8 @@ for preset in "${presets[@]}"; do
     echo "==== preset $preset: build FAILED (tests that built still run)"
   fi
   echo "==== preset $preset: ctest"
+  # Reports and QEMU logs are this run's only: nothing stale gets printed.
+  rm -rf "$root/build/$preset/reports" "$root/build/$preset/logs"
   log="$log_dir/$preset.log"
   rc=0
   ctest --preset "$preset" -j "$jobs" --output-on-failure --no-tests=error \
@@ -71,6 +79,20 @@ for preset in "${presets[@]}"; do
   if ((build_failed)); then
     failed=$((failed + 1))
     note="$note; build FAILED, counted as one more failure"
+  fi
+  bdir="$root/build/$preset"
+  if compgen -G "$bdir/reports/*.txt" >/dev/null; then
+    for r in "$bdir"/reports/*.txt; do
+      echo "==== preset $preset: report $(basename "$r" .txt)"
+      cat "$r"
+    done
+  fi
+  if compgen -G "$bdir/logs/*.log" >/dev/null; then
+    echo "==== preset $preset: QEMU runs (closing line of each)"
+    for l in "$bdir"/logs/*.log; do
+      last=$(grep -E '^[0-9]+ passed, [0-9]+ failed|^Bail out!' "$l" | tail -n 1 || true)
+      echo "  $(basename "$l" .log): ${last:-no closing line}"
+    done
   fi
   summary+=("$preset: $passed passed, $failed failed ($note)")
   total_passed=$((total_passed + passed))

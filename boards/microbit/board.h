@@ -1,0 +1,49 @@
+/**
+ * @file board.h
+ * @brief The BBC micro:bit board (Nordic nRF51822, Cortex-M0) as QEMU 7.2
+ *        models it: its timer instances and its exposure table.
+ *
+ * Instances, by index (utim_by_index()) and platform name (utim_by_name()):
+ *
+ * | index | name         | peripheral                    | bits | ch | note                   |
+ * |-------|--------------|-------------------------------|------|----|------------------------|
+ * | 0     | NRF51_TIMER0 | TIMER0 @0x40008000, IRQ 8     | 32   | 3  | CC[3] reads the count  |
+ * | 1     | NRF51_TIMER1 | TIMER1 @0x40009000, IRQ 9     | 16   | 3  | 16 bits at most (chip) |
+ * | 2     | NRF51_TIMER2 | TIMER2 @0x4000A000, IRQ 10    | 16   | 3  | 16 bits at most (chip) |
+ *
+ * All three count HFCLK (16 MHz) through a prescaler of 2^0 .. 2^9. Interrupt
+ * lines are routed to utim_nrf51_timer_isr() through cortexm_irq_routes[].
+ */
+#ifndef UTIM_BOARD_MICROBIT_H
+#define UTIM_BOARD_MICROBIT_H
+
+#include "utim/utim.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** @brief Index of each instance in the board's table. */
+enum microbit_timer_index {
+  MICROBIT_IDX_TIMER0 = 0,     /**< nRF51 TIMER0, 32 bits */
+  MICROBIT_IDX_TIMER1 = 1,     /**< nRF51 TIMER1, 16 bits */
+  MICROBIT_IDX_TIMER2 = 2,     /**< nRF51 TIMER2, 16 bits */
+  MICROBIT_INSTANCE_COUNT = 3, /**< number of instances */
+};
+
+/** @brief HFCLK of the nRF51, Hz. */
+#define MICROBIT_HFCLK_HZ 16000000u
+
+/**
+ * @brief Print the board's exposure table ("Table 2" of the uTimer paper):
+ *        each timer of the chip, its compare channels, and what utim exposes
+ *        of it, with the reason for anything left out. Output goes through
+ *        th_printf() as TAP diagnostic lines ("# ...").
+ */
+void board_print_exposure(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* UTIM_BOARD_MICROBIT_H */

@@ -1,0 +1,261 @@
+/*
+ * mps2-an385 board: the timer instances QEMU 7.2 models, their interrupt
+ * routes, and the exposure table.
+ */
+#include "board.h"
+
+#include <stddef.h>
+
+#include "cortexm.h"
+#include "harness.h"
+#include "utim_cmsdk_dualtimer.h"
+#include "utim_cmsdk_timer.h"
+#include "utim_systick.h"
+
+#define MPS2_TIMER0_BASE    0x40000000u
+#define MPS2_TIMER1_BASE    0x40001000u
+#define MPS2_DUALTIMER_BASE 0x40002000u
+#define MPS2_SYSTICK_BASE   0xE000E010u
+#define MPS2_SCB_ICSR       0xE000ED04u
+#define MPS2_IRQ_TIMER0     8
+#define MPS2_IRQ_TIMER1     9
+#define MPS2_IRQ_DUALTIMER  10
+
+_Static_assert(sizeof(utim_periph_t) <= 12u, "an instance fits in 12 bytes");
+_Static_assert(sizeof(utim_driver_t) <= 28u, "a driver is at most seven pointers");
+
+/* ---- clock inputs ------------------------------------------------------- */
+
+static const utim_clock_desc_t mps2_pclk[1] = {
+    {.hz = MPS2_SYSCLK_HZ,
+     .cls = UTIM_CLASS_HF,
+     .div_kind = UTIM_DIV_POW2,
+     .div_lo = 0u,
+     .div_hi = 0u},
+};
+
+/* TIMCLK through the prescaler: /1 and /16 give integer frequencies, /256
+ * (97656.25 Hz) does not and so is no input. */
+static const utim_clock_desc_t mps2_timclk[2] = {
+    {.hz = MPS2_SYSCLK_HZ,
+     .cls = UTIM_CLASS_HF,
+     .div_kind = UTIM_DIV_POW2,
+     .div_lo = 0u,
+     .div_hi = 0u},
+    {.hz = MPS2_SYSCLK_HZ,
+     .cls = UTIM_CLASS_HF,
+     .div_kind = UTIM_DIV_POW2,
+     .div_lo = 4u,
+     .div_hi = 4u},
+};
+
+/* Index UTIM_SYSTICK_CLK_CPU, then UTIM_SYSTICK_CLK_REF. */
+static const utim_clock_desc_t mps2_systick_clk[2] = {
+    {.hz = MPS2_SYSCLK_HZ,
+     .cls = UTIM_CLASS_HF,
+     .div_kind = UTIM_DIV_POW2,
+     .div_lo = 0u,
+     .div_hi = 0u},
+    {.hz = MPS2_REFCLK_HZ,
+     .cls = UTIM_CLASS_HF,
+     .div_kind = UTIM_DIV_POW2,
+     .div_lo = 0u,
+     .div_hi = 0u},
+};
+
+/* ---- instances ------------------------------------------------------------ */
+
+#define MPS2_CMSDK_CAPS  (UTIM_CAP_OVERFLOW | UTIM_CAP_WRITE | UTIM_CAP_STOP)
+#define MPS2_DUAL_CAPS   (UTIM_CAP_OVERFLOW | UTIM_CAP_WRITE | UTIM_CAP_STOP | UTIM_CAP_SHARED_IRQ)
+#define MPS2_SYSTICK_CAP (UTIM_CAP_OVERFLOW | UTIM_CAP_STOP)
+
+UTIM_STATE_DEFINE(mps2_timer0_state, 0);
+UTIM_STATE_DEFINE(mps2_timer1_state, 0);
+UTIM_STATE_DEFINE(mps2_dual1_state, 0);
+UTIM_STATE_DEFINE(mps2_dual2_state, 0);
+UTIM_STATE_DEFINE(mps2_systick_state, 0);
+
+static const utim_cmsdk_timer_cfg_t mps2_timer0_cfg = {
+    .common = {.state = &mps2_timer0_state,
+               .name = "MPS2_TIMER0",
+               .clocks = mps2_pclk,
+               .nclocks = 1u,
+               .min_distance = 1u},
+    .regs = (utim_cmsdk_timer_regs_t *)MPS2_TIMER0_BASE,
+};
+
+static const utim_cmsdk_timer_cfg_t mps2_timer1_cfg = {
+    .common = {.state = &mps2_timer1_state,
+               .name = "MPS2_TIMER1",
+               .clocks = mps2_pclk,
+               .nclocks = 1u,
+               .min_distance = 1u},
+    .regs = (utim_cmsdk_timer_regs_t *)MPS2_TIMER1_BASE,
+};
+
+static const utim_cmsdk_dualtimer_cfg_t mps2_dual1_cfg = {
+    .common = {.state = &mps2_dual1_state,
+               .name = "MPS2_DUALTIMER1",
+               .clocks = mps2_timclk,
+               .nclocks = 2u,
+               .min_distance = 1u},
+    .regs = (utim_cmsdk_dualtimer_regs_t *)MPS2_DUALTIMER_BASE,
+    .counter = 0u,
+};
+
+static const utim_cmsdk_dualtimer_cfg_t mps2_dual2_cfg = {
+    .common = {.state = &mps2_dual2_state,
+               .name = "MPS2_DUALTIMER2",
+               .clocks = mps2_timclk,
+               .nclocks = 2u,
+               .min_distance = 1u},
+    .regs = (utim_cmsdk_dualtimer_regs_t *)MPS2_DUALTIMER_BASE,
+    .counter = 1u,
+};
+
+static const utim_systick_cfg_t mps2_systick_cfg = {
+    .common = {.state = &mps2_systick_state,
+               .name = "MPS2_SYSTICK",
+               .clocks = mps2_systick_clk,
+               .nclocks = 2u,
+               .min_distance = 1u},
+    .regs = (utim_systick_regs_t *)MPS2_SYSTICK_BASE,
+    .icsr = (volatile uint32_t *)MPS2_SCB_ICSR,
+};
+
+static const utim_periph_t mps2_timer0 = {
+    .drv = &utim_cmsdk_timer_driver,
+    .dev = &mps2_timer0_cfg.common,
+    .props = UTIM_PROPS(32, 0, 1, MPS2_CMSDK_CAPS),
+};
+
+static const utim_periph_t mps2_timer1 = {
+    .drv = &utim_cmsdk_timer_driver,
+    .dev = &mps2_timer1_cfg.common,
+    .props = UTIM_PROPS(32, 0, 1, MPS2_CMSDK_CAPS),
+};
+
+static const utim_periph_t mps2_dual1 = {
+    .drv = &utim_cmsdk_dualtimer_driver,
+    .dev = &mps2_dual1_cfg.common,
+    .props = UTIM_PROPS(32, 0, 1, MPS2_DUAL_CAPS),
+};
+
+static const utim_periph_t mps2_dual2 = {
+    .drv = &utim_cmsdk_dualtimer_driver,
+    .dev = &mps2_dual2_cfg.common,
+    .props = UTIM_PROPS(32, 0, 1, MPS2_DUAL_CAPS),
+};
+
+static const utim_periph_t mps2_systick = {
+    .drv = &utim_systick_driver,
+    .dev = &mps2_systick_cfg.common,
+    .props = UTIM_PROPS(24, 0, 1, MPS2_SYSTICK_CAP),
+};
+
+static const utim_periph_t *const mps2_instances[] = {
+    [MPS2_IDX_TIMER0] = &mps2_timer0,    [MPS2_IDX_TIMER1] = &mps2_timer1,
+    [MPS2_IDX_DUALTIMER1] = &mps2_dual1, [MPS2_IDX_DUALTIMER2] = &mps2_dual2,
+    [MPS2_IDX_SYSTICK] = &mps2_systick,
+};
+
+_Static_assert(sizeof mps2_instances / sizeof mps2_instances[0] == MPS2_INSTANCE_COUNT,
+               "every index of mps2_timer_index has an instance");
+
+const utim_board_t utim_board = {
+    .name = "mps2-an385",
+    .instances = mps2_instances,
+    .count = MPS2_INSTANCE_COUNT,
+};
+
+/* ---- interrupt routes (one dispatcher per peripheral type) ----------------- */
+
+const cortexm_irq_route_t cortexm_irq_routes[] = {
+    {CORTEXM_IRQN_SYSTICK, utim_systick_isr, &mps2_systick},
+    {MPS2_IRQ_TIMER0, utim_cmsdk_timer_isr, &mps2_timer0},
+    {MPS2_IRQ_TIMER1, utim_cmsdk_timer_isr, &mps2_timer1},
+    /* TIMINTC: both counters on one line, one entry each. */
+    {MPS2_IRQ_DUALTIMER, utim_cmsdk_dualtimer_isr, &mps2_dual1},
+    {MPS2_IRQ_DUALTIMER, utim_cmsdk_dualtimer_isr, &mps2_dual2},
+};
+
+const unsigned cortexm_irq_route_count = sizeof cortexm_irq_routes / sizeof cortexm_irq_routes[0];
+
+/* ---- exposure table ("Table 2") ------------------------------------------- */
+
+/* One timer of the chip: its compare channels, and what utim makes of it. */
+typedef struct mps2_exposure {
+  const char *timer;   /* the chip's timer */
+  unsigned chip_ch;    /* its compare channels */
+  unsigned exposed;    /* utim instance index, or MPS2_INSTANCE_COUNT when not exposed */
+  const char *comment; /* why not exposed, or what the instance offers */
+} mps2_exposure_t;
+
+static const mps2_exposure_t mps2_exposure[] = {
+    {"CMSDK APB TIMER0 (32-bit down, IRQ at 0)", 0u, MPS2_IDX_TIMER0,
+     "overflow; no compare register"},
+    {"CMSDK APB TIMER1 (32-bit down, IRQ at 0)", 0u, MPS2_IDX_TIMER1,
+     "overflow; no compare register"},
+    {"CMSDK dual timer, Timer1 (32/16-bit down)", 0u, MPS2_IDX_DUALTIMER1,
+     "overflow, free-running; no compare register"},
+    {"CMSDK dual timer, Timer2 (32/16-bit down)", 0u, MPS2_IDX_DUALTIMER2,
+     "overflow, free-running; no compare register"},
+    {"SysTick (24-bit down, exception at 0)", 0u, MPS2_IDX_SYSTICK,
+     "overflow; no compare register"},
+    {"CMSDK APB watchdog", 0u, MPS2_INSTANCE_COUNT,
+     "a watchdog: interrupt on NMI, second timeout resets; not a timer for applications"},
+    {"DWT CYCCNT (32-bit cycle counter)", 0u, MPS2_INSTANCE_COUNT,
+     "not modelled by QEMU 7.2 (DWT_CTRL and CYCCNT read as 0)"},
+};
+
+/* th_printf() pads numbers only: columns are padded here. */
+static void mps2_put_col(const char *s, unsigned width) {
+  unsigned n = 0u;
+  for (; s[n] != '\0'; n++) {
+  }
+  th_printf("%s", s);
+  for (; n < width; n++) {
+    th_printf(" ");
+  }
+}
+
+static void mps2_put_row(const char *timer, const char *chip_ch, const char *inst,
+                         const char *inst_ch, const char *note) {
+  th_printf("# ");
+  mps2_put_col(timer, 44u);
+  mps2_put_col(chip_ch, 4u);
+  mps2_put_col(inst, 16u);
+  mps2_put_col(inst_ch, 4u);
+  th_printf("%s\n", note);
+}
+
+void board_print_exposure(void) {
+  unsigned chip_t = 0u;
+  unsigned chip_c = 0u;
+  unsigned exp_t = 0u;
+  unsigned exp_c = 0u;
+  const unsigned n = sizeof mps2_exposure / sizeof mps2_exposure[0];
+  char a[8];
+  char b[8];
+
+  th_printf("# Table 2, board %s: timers (channels) on the chip vs exposed by utim\n",
+            utim_board.name);
+  mps2_put_row("chip timer", "ch", "utim instance", "ch", "note");
+  for (unsigned i = 0u; i < n; i++) {
+    const mps2_exposure_t *e = &mps2_exposure[i];
+    const utim_periph_t *p = e->exposed < MPS2_INSTANCE_COUNT ? mps2_instances[e->exposed] : NULL;
+    chip_t++;
+    chip_c += e->chip_ch;
+    (void)th_snprintf(a, sizeof a, "%u", e->chip_ch);
+    if (p != NULL) {
+      exp_t++;
+      exp_c += utim_channels(p);
+      (void)th_snprintf(b, sizeof b, "%u", utim_channels(p));
+      mps2_put_row(e->timer, a, utim_name(p), b, e->comment);
+    } else {
+      mps2_put_row(e->timer, a, "-", "-", e->comment);
+    }
+  }
+  th_printf("# total: %u timers (%u channels) on the chip, %u timers (%u channels) exposed\n",
+            chip_t, chip_c, exp_t, exp_c);
+}

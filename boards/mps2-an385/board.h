@@ -1,0 +1,56 @@
+/**
+ * @file board.h
+ * @brief The mps2-an385 board (ARM MPS2, FPGA image AN385, Cortex-M3) as
+ *        QEMU 7.2 models it: its timer instances and its exposure table.
+ *
+ * Instances, by index (utim_by_index()) and platform name (utim_by_name()):
+ *
+ * | index | name            | peripheral                          | bits | ch | events   |
+ * |-------|-----------------|-------------------------------------|------|----|----------|
+ * | 0     | MPS2_TIMER0     | CMSDK APB timer @0x40000000, IRQ 8  | 32   | 0  | overflow |
+ * | 1     | MPS2_TIMER1     | CMSDK APB timer @0x40001000, IRQ 9  | 32   | 0  | overflow |
+ * | 2     | MPS2_DUALTIMER1 | CMSDK dual timer @0x40002000 Timer1 | 32   | 0  | overflow |
+ * | 3     | MPS2_DUALTIMER2 | CMSDK dual timer @0x40002000 Timer2 | 32   | 0  | overflow |
+ * | 4     | MPS2_SYSTICK    | SysTick @0xE000E010, exception 15   | 24   | 0  | overflow |
+ *
+ * None of these peripherals has a compare register (see each driver's
+ * header for why no compare is emulated). Interrupt lines are routed to the
+ * drivers' dispatchers through cortexm_irq_routes[] in board.c.
+ */
+#ifndef UTIM_BOARD_MPS2_AN385_H
+#define UTIM_BOARD_MPS2_AN385_H
+
+#include "utim/utim.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** @brief Index of each instance in the board's table. */
+enum mps2_timer_index {
+  MPS2_IDX_TIMER0 = 0,     /**< CMSDK APB timer 0 */
+  MPS2_IDX_TIMER1 = 1,     /**< CMSDK APB timer 1 */
+  MPS2_IDX_DUALTIMER1 = 2, /**< CMSDK dual timer, counter 1 */
+  MPS2_IDX_DUALTIMER2 = 3, /**< CMSDK dual timer, counter 2 */
+  MPS2_IDX_SYSTICK = 4,    /**< SysTick */
+  MPS2_INSTANCE_COUNT = 5, /**< number of instances */
+};
+
+/** @brief PCLK / TIMCLK / processor clock of the AN385 image, Hz. */
+#define MPS2_SYSCLK_HZ 25000000u
+/** @brief SysTick reference clock as QEMU 7.2 provides it (SYST_CALIB.TENMS = 9999), Hz. */
+#define MPS2_REFCLK_HZ 1000000u
+
+/**
+ * @brief Print the board's exposure table ("Table 2" of the uTimer paper):
+ *        each timer of the chip, its compare channels, and what utim exposes
+ *        of it, with the reason for anything left out. Output goes through
+ *        th_printf() as TAP diagnostic lines ("# ...").
+ */
+void board_print_exposure(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* UTIM_BOARD_MPS2_AN385_H */

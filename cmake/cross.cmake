@@ -1,0 +1,127 @@
+# Cross build of one Cortex-M board (included by the top-level CMakeLists.txt
+# when CMAKE_CROSSCOMPILING, i.e. with cmake/arm-none-eabi.cmake).
+#
+# Defines:
+#   utim_drv_<driver>        one static library per driver of the board
+#   utim_board_<board>       board.c, the board's start-up/console, boards/cortexm
+#   utim_sizes_probe         tests/checks/cm4_sizes.c for this CPU (sizeof report)
+#   utim_add_firmware(<target> SOURCES <files...> LIBS <libraries...>)
+#                            an .elf linked with the board, its map file next to it
+#   utim_add_qemu_test(<name> <firmware target> <timeout s> [REPEAT_OF <test>])
+#                            a ctest running the firmware under QEMU (tools/qemu-run.sh)
+#   test size_<board>        the size report (cmake/size_report.cmake)
+#
+# Cache variables: UTIM_BOARD (folder of boards/ with a board.cmake),
+# UTIM_BOARD_C (instance table; default boards/<board>/board.c, whose folder
+# also gives board.h), UTIM_QEMU_ICOUNT_SHIFT, UTIM_QEMU_TIMEOUT.
+
+set(UTIM_BOARD "" CACHE STRING "Board of the cross build (a folder of boards/)")
+if(NOT UTIM_BOARD OR NOT EXISTS ${CMAKE_SOURCE_DIR}/boards/${UTIM_BOARD}/board.cmake)
+  message(FATAL_ERROR "cross build: set UTIM_BOARD to a folder of boards/ with a board.cmake "
+    "(mps2-an385, microbit), e.g. cmake --preset mps2-an385")
+endif()
+include(${CMAKE_SOURCE_DIR}/boards/${UTIM_BOARD}/board.cmake)
+if(NOT UTIM_CPU STREQUAL UTIM_BOARD_CPU)
+  message(FATAL_ERROR "UTIM_CPU=${UTIM_CPU} but board ${UTIM_BOARD} is a ${UTIM_BOARD_CPU}")
+endif()
+
+set(UTIM_BOARD_C ${CMAKE_SOURCE_DIR}/boards/${UTIM_BOARD}/board.c CACHE FILEPATH
+  "Instance table of the board (its folder also holds board.h)")
+set(UTIM_QEMU_ICOUNT_SHIFT 0 CACHE STRING
+  "qemu -icount shift: one instruction is 2^N ns of virtual time (firmware and runner agree)")
+set(UTIM_QEMU_TIMEOUT 150 CACHE STRING "Wall-clock limit of one QEMU run, seconds")
+find_program(UTIM_QEMU_SYSTEM_ARM qemu-system-arm)
+
+set(_b ${CMAKE_SOURCE_DIR}/boards/${UTIM_BOARD})
+set(_cm ${CMAKE_SOURCE_DIR}/boards/cortexm)
+get_filename_component(_board_h_dir ${UTIM_BOARD_C} DIRECTORY)
+
+# ---- drivers: one library each, so the size report can tell them apart
+set(UTIM_BOARD_DRIVER_TARGETS)
+foreach(drv IN LISTS UTIM_BOARD_DRIVERS)
+  file(GLOB _src CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/drivers/${drv}/*.c)
+  if(NOT _src)
+    message(WARNING "drivers/${drv} has no source yet: board ${UTIM_BOARD} builds without it")
+    continue()
+  endif()
+  add_library(utim_drv_${drv} STATIC ${_src})
+  target_include_directories(utim_drv_${drv} PUBLIC ${CMAKE_SOURCE_DIR}/drivers/${drv})
+  target_link_libraries(utim_drv_${drv} PUBLIC utim_core)
+  target_compile_options(utim_drv_${drv} PRIVATE -ffreestanding)
+  list(APPEND UTIM_BOARD_DRIVER_TARGETS utim_drv_${drv})
+endforeach()
+
+# ---- the board: instance table, start-up, console, port
+set(_board_lib utim_board_${UTIM_BOARD})
+file(GLOB _board_src CONFIGURE_DEPENDS ${_b}/*.c)
+list(REMOVE_ITEM _board_src ${_b}/board.c)
+add_library(${_board_lib} STATIC ${UTIM_BOARD_C} ${_board_src} ${_cm}/cortexm.c ${_cm}/port.c)
+target_include_directories(${_board_lib} PUBLIC ${_board_h_dir} ${_b} ${_cm}
+  # board.c prints its exposure table with the harness's th_printf().
+  ${CMAKE_SOURCE_DIR}/tests/harness)
+target_link_libraries(${_board_lib} PUBLIC ${UTIM_BOARD_DRIVER_TARGETS} utim_core)
+target_link_options(${_board_lib} INTERFACE -T ${_b}/linker.ld -L ${_cm})
+set_property(TARGET ${_board_lib} APPEND PROPERTY INTERFACE_LINK_DEPENDS
+  ${_b}/linker.ld ${_cm}/sections.ld)
+
+# ---- sizeof of the instance types for this CPU (read back with nm)
+add_library(utim_sizes_probe OBJECT ${CMAKE_SOURCE_DIR}/tests/checks/cm4_sizes.c)
+target_include_directories(utim_sizes_probe PRIVATE ${CMAKE_SOURCE_DIR}/include)
+
+# utim_add_firmware(<target> SOURCES <files...> LIBS <libraries...>):
+# <target>.elf plus <target>.elf.map.
+# The core calls the port and the board table, the board calls the core and
+# the drivers, the drivers call the core: a cycle between archives, so the
+# board is named again after the core (its dependencies follow it).
+function(utim_add_firmware tgt)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "" "SOURCES;LIBS")
+  add_executable(${tgt} ${arg_SOURCES})
+  set_target_properties(${tgt} PROPERTIES SUFFIX .elf)
+  # The firmware's own libraries first: they call into the board and the core.
+  target_link_libraries(${tgt} PRIVATE ${arg_LIBS} ${_board_lib} utim_core ${_board_lib})
+  target_link_options(${tgt} PRIVATE "-Wl,-Map=$<TARGET_FILE:${tgt}>.map")
+  add_custom_command(TARGET ${tgt} POST_BUILD
+    COMMAND ${CMAKE_SIZE} $<TARGET_FILE:${tgt}> VERBATIM)
+endfunction()
+
+# utim_add_qemu_test(<name> <firmware target> <timeout s> [REPEAT_OF <test>])
+# Runs the firmware on the board's QEMU machine; the output goes to ctest and
+# to logs/<name>.log. With REPEAT_OF, the run must reproduce that test's log
+# byte for byte (determinism check) and runs after it.
+function(utim_add_qemu_test name fw timeout)
+  cmake_parse_arguments(PARSE_ARGV 3 arg "" "REPEAT_OF" "")
+  set(log ${CMAKE_BINARY_DIR}/logs/${name}.log)
+  set(cmd bash ${CMAKE_SOURCE_DIR}/tools/qemu-run.sh --qemu "${UTIM_QEMU_SYSTEM_ARM}"
+    --machine ${UTIM_BOARD_QEMU_MACHINE} --shift ${UTIM_QEMU_ICOUNT_SHIFT}
+    --timeout ${timeout} --log ${log})
+  foreach(a IN LISTS UTIM_BOARD_QEMU_ARGS)
+    list(APPEND cmd --qemu-arg ${a})
+  endforeach()
+  if(arg_REPEAT_OF)
+    list(APPEND cmd --expect ${CMAKE_BINARY_DIR}/logs/${arg_REPEAT_OF}.log)
+  endif()
+  add_test(NAME ${name} COMMAND ${cmd} $<TARGET_FILE:${fw}>)
+  # ctest's own limit sits above the runner's, so the runner reports a hang.
+  math(EXPR ctest_timeout "${timeout} + 30")
+  set_tests_properties(${name} PROPERTIES TIMEOUT ${ctest_timeout} LABELS "qemu;${UTIM_BOARD}")
+  if(arg_REPEAT_OF)
+    set_tests_properties(${name} PROPERTIES DEPENDS ${arg_REPEAT_OF})
+  endif()
+endfunction()
+
+# ---- size report: core and each driver, before and after --gc-sections
+set(UTIM_SIZE_REPORT_FIRMWARE "" CACHE INTERNAL "")
+function(utim_add_size_report fw)
+  set(libs)
+  foreach(t utim_core ${UTIM_BOARD_DRIVER_TARGETS})
+    list(APPEND libs "$<TARGET_FILE:${t}>")
+  endforeach()
+  string(REPLACE ";" "," libs "${libs}")
+  add_test(NAME size_${UTIM_BOARD}
+    COMMAND ${CMAKE_COMMAND} -DSIZE=${CMAKE_SIZE} -DNM=${CMAKE_NM} -DBOARD=${UTIM_BOARD}
+      -DCPU=${UTIM_CPU} "-DLIBS=${libs}" "-DMAP=$<TARGET_FILE:${fw}>.map"
+      "-DELF=$<TARGET_FILE:${fw}>" "-DPROBE=$<TARGET_OBJECTS:utim_sizes_probe>"
+      -DOUT=${CMAKE_BINARY_DIR}/reports/size_${UTIM_BOARD}.txt
+      -P ${CMAKE_SOURCE_DIR}/cmake/size_report.cmake)
+  set_tests_properties(size_${UTIM_BOARD} PROPERTIES LABELS "size;${UTIM_BOARD}" TIMEOUT 60)
+endfunction()

@@ -1,0 +1,131 @@
+/*
+ * hAPI driver for the CMSDK APB timer (register map and choices in
+ * utim_cmsdk_timer.h): a free-running 32-bit counter whose wrap is the
+ * interrupt.
+ */
+#include "utim_cmsdk_timer.h"
+
+#include <errno.h>
+
+#include "utim/port.h"
+
+static utim_cmsdk_timer_regs_t *cmsdk_regs(const utim_periph_t *p) {
+  return ((const utim_cmsdk_timer_cfg_t *)(const void *)p->dev)->regs;
+}
+
+/* VALUE holds 0 for one tick and then reloads 0xFFFFFFFF: negation is the
+ * up-count of the same period, and it is its own inverse. */
+static uint32_t cmsdk_flip(uint64_t v) {
+  return 0u - (uint32_t)v;
+}
+
+static int cmsdk_init(const utim_periph_t *p, unsigned clk, uint32_t div) {
+  utim_cmsdk_timer_regs_t *r = cmsdk_regs(p);
+
+  if (clk != 0u || div != 1u) {
+    return -ERANGE;
+  }
+  r->ctrl = 0u;
+  /* RELOAD first: writing it also loads VALUE, which is set right after. */
+  r->reload = 0xFFFFFFFFu;
+  r->value = cmsdk_flip(0u);
+  r->intstatus = UTIM_CMSDK_TIMER_INT;
+  return 0;
+}
+
+static int cmsdk_enable(const utim_periph_t *p, bool on) {
+  utim_cmsdk_timer_regs_t *r = cmsdk_regs(p);
+  /* CTRL also carries IRQEN, which set_property() may change from a callback
+   * in interrupt context: keep the read-modify-write whole. */
+  uint32_t key = utim_port_lock();
+  uint32_t ctrl = r->ctrl & UTIM_CMSDK_TIMER_CTRL_IRQEN;
+  r->ctrl = on ? (ctrl | UTIM_CMSDK_TIMER_CTRL_EN) : ctrl;
+  utim_port_unlock(key);
+  return 0;
+}
+
+static uint64_t cmsdk_read(const utim_periph_t *p) {
+  return cmsdk_flip(cmsdk_regs(p)->value);
+}
+
+static int cmsdk_write(const utim_periph_t *p, uint64_t value) {
+  cmsdk_regs(p)->value = cmsdk_flip(value);
+  return 0;
+}
+
+/* No channels (see the header): the core validates channel numbers, so
+ * nothing but a harmless OFF can reach here. */
+static int cmsdk_set_channel(const utim_periph_t *p, unsigned ch, utim_ch_mode_t mode,
+                             uint64_t value) {
+  (void)p;
+  (void)ch;
+  (void)value;
+  return mode == UTIM_CH_OFF ? 0 : -EINVAL;
+}
+
+static int cmsdk_get_property(const utim_periph_t *p, unsigned id, uint64_t *value) {
+  const utim_cmsdk_timer_regs_t *r = cmsdk_regs(p);
+
+  switch (id) {
+  case UTIM_HPROP_OVF_IRQ:
+    *value = (r->ctrl & UTIM_CMSDK_TIMER_CTRL_IRQEN) != 0u ? 1u : 0u;
+    return 0;
+  case UTIM_CMSDK_TIMER_PROP_RAW_COUNT:
+    *value = r->value;
+    return 0;
+  default:
+    return -ENOTSUP;
+  }
+}
+
+static int cmsdk_set_property(const utim_periph_t *p, unsigned id, uint64_t value) {
+  utim_cmsdk_timer_regs_t *r = cmsdk_regs(p);
+
+  if (id != UTIM_HPROP_OVF_IRQ) {
+    return -ENOTSUP;
+  }
+  if (value > 1u) {
+    return -EINVAL;
+  }
+  uint32_t key = utim_port_lock();
+  uint32_t ctrl = r->ctrl;
+  if (value == 0u) {
+    r->ctrl = ctrl & ~UTIM_CMSDK_TIMER_CTRL_IRQEN;
+    r->intstatus = UTIM_CMSDK_TIMER_INT;
+  } else if ((ctrl & UTIM_CMSDK_TIMER_CTRL_IRQEN) == 0u) {
+    /* A flag from a wrap before the interrupt was wanted belongs to no one;
+     * an interrupt already on keeps its flag, which may be waiting for the
+     * lock to be released. */
+    r->intstatus = UTIM_CMSDK_TIMER_INT;
+    r->ctrl = ctrl | UTIM_CMSDK_TIMER_CTRL_IRQEN;
+  }
+  utim_port_unlock(key);
+  return 0;
+}
+
+const utim_driver_t utim_cmsdk_timer_driver = {
+    .init = cmsdk_init,
+    .enable = cmsdk_enable,
+    .read = cmsdk_read,
+    .write = cmsdk_write,
+    .set_channel = cmsdk_set_channel,
+    .get_property = cmsdk_get_property,
+    .set_property = cmsdk_set_property,
+};
+
+void utim_cmsdk_timer_isr(const utim_periph_t *p) {
+  utim_cmsdk_timer_regs_t *r = cmsdk_regs(p);
+
+  if ((r->intstatus & UTIM_CMSDK_TIMER_INT) == 0u) {
+    return;
+  }
+  /* The line follows INTSTATUS alone: clear it even when IRQEN has just been
+   * switched off, or the handler would be re-entered for ever. */
+  r->intstatus = UTIM_CMSDK_TIMER_INT;
+  /* Read back so the clear reached the peripheral before the handler
+   * returns; a level line still high would re-enter the handler. */
+  (void)r->intstatus;
+  if ((r->ctrl & UTIM_CMSDK_TIMER_CTRL_IRQEN) != 0u) {
+    utim_core_event(p, UTIM_EVT_OVF);
+  }
+}

@@ -1,0 +1,157 @@
+/**
+ * @file utim_nrf51_timer.h
+ * @brief hAPI driver for the Nordic nRF51 TIMER peripheral (nRF51 Series
+ *        Reference Manual v3.0, chapter 18 "Timer/counter").
+ *
+ * @par Hardware
+ * An up-counter of 8, 16, 24 or 32 bits (BITMODE; TIMER1 and TIMER2 of the
+ * nRF51 only go to 16 bits), clocked by HFCLK (16 MHz) through a prescaler of
+ * 2^0 .. 2^9 (PRESCALER). Four capture/compare registers CC[0..3]: when the
+ * counter increments onto CC[n], EVENTS_COMPARE[n] is set and, with
+ * INTEN.COMPARE[n], the interrupt line rises. The counter itself cannot be
+ * read or written: TASKS_CAPTURE[n] copies it into CC[n], TASKS_CLEAR sets it
+ * to 0, TASKS_START / TASKS_STOP run and stop it. There is no overflow event.
+ *
+ * @par What this driver exposes
+ * - Width from the instance's props (8/16/24/32 -> BITMODE), up-counting
+ *   natively.
+ * - **3 compare channels** (CC[0..2]). CC[3] is reserved for reading the
+ *   counter (TASKS_CAPTURE[3], then CC[3]): a capture overwrites its CC, so
+ *   the register used for reads can never hold a compare. Using a second CC
+ *   for an overflow event (CC = 0) would leave 2 channels; channels are worth
+ *   more here than an overflow, so there is no UTIM_CAP_OVERFLOW.
+ * - **Write and stop through an offset in RAM.** The up-counting view is
+ *   (hardware counter + offset) mod 2^width, with the offset in per-instance
+ *   RAM (utim_nrf51_timer_ram_t, 8 bytes). Stopping captures the frozen count,
+ *   folds it into the offset and clears the hardware counter; writing stops,
+ *   clears and sets the offset to the value; armed compares are moved by the
+ *   same amount so they keep their absolute values. TASKS_START is therefore
+ *   only ever issued on a counter at 0. This gives UTIM_CAP_WRITE (the
+ *   hardware has no counter write) and keeps the stop/start pair exact under
+ *   QEMU 7.2, whose TASKS_START resumes a stopped counter of value C at 2C
+ *   (hw/timer/nrf51_timer.c: START sets the start time to now - C ticks and
+ *   update_counter() then adds every tick since to the stored C).
+ * - Caps UTIM_CAP_WRITE | UTIM_CAP_STOP | UTIM_CAP_CAPTURE_READ |
+ *   UTIM_CAP_SHARED_IRQ; clock input 0: HFCLK 16 MHz, UTIM_DIV_POW2 0..9.
+ * - min_distance: 2 ticks. The reference manual gives no figure; a compare
+ *   written one tick ahead works under QEMU but is not guaranteed on silicon.
+ *
+ * @par Chaining
+ * The real chip can count one TIMER with another (MODE = Counter, TASKS_COUNT
+ * driven through PPI by the other's COMPARE event). QEMU 7.2 models no PPI
+ * (0x4001F000 is unimplemented I/O in the microbit machine), so this driver
+ * offers no chained clock input and no chained instance is built.
+ *
+ * @par Under emulation
+ * The conformance suite runs every instance of the microbit board: reads,
+ * write, stop/start, one-shot, periodic, order, clear, re-arm, relative and
+ * absolute arming, masks, frequencies (all ten prescalers).
+ *
+ * @par Not verified under emulation
+ * - The 16 MHz input at prescaler 0 is run, but QEMU converts 62.5 ns ticks
+ *   with integer nanoseconds, so its compare timing at 16 MHz is approximate.
+ * - TIMER1 and TIMER2 at 8 bits, and the real chip's refusal of 24/32-bit
+ *   BITMODE on them: boards expose them at 16 bits (QEMU accepts 32).
+ * - The minimum compare distance of silicon (see above).
+ */
+#ifndef UTIM_NRF51_TIMER_H
+#define UTIM_NRF51_TIMER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "utim/utim.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** @brief Register overlay of one nRF51 TIMER. */
+typedef struct utim_nrf51_timer_regs {
+  volatile uint32_t tasks_start;       /**< 0x000 TASKS_START */
+  volatile uint32_t tasks_stop;        /**< 0x004 TASKS_STOP */
+  volatile uint32_t tasks_count;       /**< 0x008 TASKS_COUNT (counter mode) */
+  volatile uint32_t tasks_clear;       /**< 0x00C TASKS_CLEAR */
+  volatile uint32_t tasks_shutdown;    /**< 0x010 TASKS_SHUTDOWN */
+  volatile uint32_t reserved0[11];     /**< 0x014 */
+  volatile uint32_t tasks_capture[4];  /**< 0x040 TASKS_CAPTURE[0..3] */
+  volatile uint32_t reserved1[60];     /**< 0x050 */
+  volatile uint32_t events_compare[4]; /**< 0x140 EVENTS_COMPARE[0..3] */
+  volatile uint32_t reserved2[44];     /**< 0x150 */
+  volatile uint32_t shorts;            /**< 0x200 SHORTS */
+  volatile uint32_t reserved3[64];     /**< 0x204 */
+  volatile uint32_t intenset;          /**< 0x304 INTENSET (read: INTEN) */
+  volatile uint32_t intenclr;          /**< 0x308 INTENCLR */
+  volatile uint32_t reserved4[126];    /**< 0x30C */
+  volatile uint32_t mode;              /**< 0x504 MODE: 0 timer, 1 counter */
+  volatile uint32_t bitmode;           /**< 0x508 BITMODE */
+  volatile uint32_t reserved5;         /**< 0x50C */
+  volatile uint32_t prescaler;         /**< 0x510 PRESCALER, 0..9 */
+  volatile uint32_t reserved6[11];     /**< 0x514 */
+  volatile uint32_t cc[4];             /**< 0x540 CC[0..3] */
+} utim_nrf51_timer_regs_t;
+
+_Static_assert(offsetof(utim_nrf51_timer_regs_t, tasks_capture) == 0x040u, "nRF51 TIMER: CAPTURE");
+_Static_assert(offsetof(utim_nrf51_timer_regs_t, events_compare) == 0x140u, "nRF51 TIMER: COMPARE");
+_Static_assert(offsetof(utim_nrf51_timer_regs_t, shorts) == 0x200u, "nRF51 TIMER: SHORTS");
+_Static_assert(offsetof(utim_nrf51_timer_regs_t, intenset) == 0x304u, "nRF51 TIMER: INTENSET");
+_Static_assert(offsetof(utim_nrf51_timer_regs_t, mode) == 0x504u, "nRF51 TIMER: MODE");
+_Static_assert(offsetof(utim_nrf51_timer_regs_t, prescaler) == 0x510u, "nRF51 TIMER: PRESCALER");
+_Static_assert(offsetof(utim_nrf51_timer_regs_t, cc) == 0x540u, "nRF51 TIMER: CC");
+
+/** @brief Compare channels exposed (CC[0..2]). */
+#define UTIM_NRF51_TIMER_CHANNELS 3u
+/** @brief The CC register reserved for counter reads. */
+#define UTIM_NRF51_TIMER_CAPTURE_CC 3u
+/** @brief INTEN bit of COMPARE[n]. */
+#define UTIM_NRF51_TIMER_INT_COMPARE(n) (1u << (16u + (n)))
+/** @brief Largest PRESCALER value (divider 2^9). */
+#define UTIM_NRF51_TIMER_PRESCALER_MAX 9u
+/** @brief Smallest compare distance used by the boards, in ticks. */
+#define UTIM_NRF51_TIMER_MIN_DISTANCE 2u
+/** @brief BITMODE value of each width: 16, 8, 24, 32 bits. */
+#define UTIM_NRF51_TIMER_BITMODE_16 0u
+/** @brief BITMODE: 8 bits. */
+#define UTIM_NRF51_TIMER_BITMODE_08 1u
+/** @brief BITMODE: 24 bits. */
+#define UTIM_NRF51_TIMER_BITMODE_24 2u
+/** @brief BITMODE: 32 bits. */
+#define UTIM_NRF51_TIMER_BITMODE_32 3u
+
+/**
+ * @brief Driver RAM of one instance (8 bytes): the offset of the up-counting
+ *        view over the hardware counter, and whether the counter runs.
+ *        Define one per instance, zero-initialised.
+ */
+typedef struct utim_nrf51_timer_ram {
+  volatile uint32_t offset; /**< view = (hardware counter + offset) mod 2^width */
+  uint8_t running;          /**< 1 between enable(true) and enable(false) */
+  uint8_t pad[3];           /**< zero */
+} utim_nrf51_timer_ram_t;
+
+/** @brief Device configuration of one nRF51 TIMER instance (const, in flash). */
+typedef struct utim_nrf51_timer_cfg {
+  utim_dev_t common;             /**< common head; must be first */
+  utim_nrf51_timer_regs_t *regs; /**< register base */
+  utim_nrf51_timer_ram_t *ram;   /**< driver RAM of this instance */
+} utim_nrf51_timer_cfg_t;
+
+/** @brief The nRF51 TIMER driver. */
+extern const utim_driver_t utim_nrf51_timer_driver;
+
+/**
+ * @brief Dispatcher of an nRF51 TIMER's interrupt line.
+ * @param p the instance on that line
+ */
+void utim_nrf51_timer_isr(const utim_periph_t *p);
+
+/** @brief Driver property (get): the hardware counter (captured), without the offset. */
+#define UTIM_NRF51_TIMER_PROP_RAW_COUNT (UTIM_PROP_DRIVER_BASE + 0u)
+/** @brief Driver property (get): the offset of the up-counting view. */
+#define UTIM_NRF51_TIMER_PROP_OFFSET (UTIM_PROP_DRIVER_BASE + 1u)
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* UTIM_NRF51_TIMER_H */

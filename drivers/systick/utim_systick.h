@@ -1,0 +1,115 @@
+/**
+ * @file utim_systick.h
+ * @brief hAPI driver for the ARMv6-M / ARMv7-M SysTick timer.
+ *
+ * @par Hardware (ARMv7-M ARM B3.3, ARMv6-M ARM B3.3)
+ * A 24-bit down-counter (SYST_CVR) that reloads from SYST_RVR on the clock
+ * after it reached 0, so one period is RVR + 1 ticks. Reaching 0 sets
+ * SYST_CSR.COUNTFLAG and, with TICKINT, pends the SysTick exception. A write
+ * of any value to SYST_CVR clears it to 0 (no other value can be written) and
+ * does not raise the exception. CLKSOURCE selects the processor clock (1) or
+ * the implementation-defined reference clock (0). No prescaler.
+ *
+ * @par What this driver exposes
+ * - RVR = 0xFFFFFF: a free-running 24-bit counter with period 2^24.
+ *   Up-counting view: up = (0 - CVR) mod 2^24. CVR runs ..., 1, 0, 0xFFFFFF,
+ *   ... so the view runs ..., 0xFFFFFF, 0, 1, ...: it is monotonic across the
+ *   reload and its wrap (max -> 0) is the hardware's 1 -> 0 step, which is
+ *   the exception: UTIM_EVT_OVF arrives exactly at the wrap.
+ * - **No compare channel.** The only event is reaching 0. A compare at an
+ *   arbitrary counter value would need the counter moved (CVR can only be
+ *   cleared to 0) or a reload other than 0xFFFFFF (the counter would then no
+ *   longer be one monotonic 24-bit count). Clearing CVR to start a shortened
+ *   period loses the ticks between the read and the write, so read() would
+ *   drift against the clock. An honest SysTick is therefore a 24-bit
+ *   free-running counter with an overflow interrupt and 0 channels.
+ * - No UTIM_CAP_WRITE: only 0 can be written. UTIM_CAP_STOP: CSR.ENABLE.
+ * - Clock inputs, by index: 0 = processor clock (CLKSOURCE = 1),
+ *   1 = reference clock (CLKSOURCE = 0), only when the board lists it. Each
+ *   with the single divider 1 (UTIM_DIV_POW2, exponents 0..0).
+ *
+ * @par Board instance
+ * UTIM_PROPS(24, 0, 1, UTIM_CAP_OVERFLOW | UTIM_CAP_STOP), min_distance 1,
+ * the route of the SysTick exception to utim_systick_isr().
+ *
+ * @par Under emulation
+ * QEMU 7.2 models the counter, both clock sources (mps2-an385: processor
+ * clock 25 MHz, reference clock 1 MHz, SYST_CALIB.TENMS = 9999) and the
+ * exception. The conformance suite runs counting, stop/start, both inputs and
+ * the frequency checks on it. It skips the overflow and mask tests: one wrap
+ * (2^24 ticks, 0.67 s at 25 MHz) is longer than the MCU harness's longest
+ * wait and the counter cannot be written closer to it, so the overflow
+ * callback is not covered by the suite.
+ *
+ * @par Not verified under emulation
+ * Real silicon's behaviour when CLKSOURCE changes while the counter runs (the
+ * driver only changes it while stopped, in init()).
+ */
+#ifndef UTIM_SYSTICK_H
+#define UTIM_SYSTICK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "utim/utim.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** @brief SysTick register overlay (base 0xE000E010 on every Cortex-M). */
+typedef struct utim_systick_regs {
+  volatile uint32_t csr;   /**< 0x00 SYST_CSR: control and status */
+  volatile uint32_t rvr;   /**< 0x04 SYST_RVR: reload value, 24 bits */
+  volatile uint32_t cvr;   /**< 0x08 SYST_CVR: current value (any write clears it) */
+  volatile uint32_t calib; /**< 0x0C SYST_CALIB: calibration (read-only) */
+} utim_systick_regs_t;
+
+_Static_assert(offsetof(utim_systick_regs_t, cvr) == 0x08u, "SysTick: CVR at 0x08");
+_Static_assert(offsetof(utim_systick_regs_t, calib) == 0x0Cu, "SysTick: CALIB at 0x0C");
+
+/** @brief SYST_CSR: counter enabled. */
+#define UTIM_SYSTICK_CSR_ENABLE (1u << 0)
+/** @brief SYST_CSR: reaching 0 pends the SysTick exception. */
+#define UTIM_SYSTICK_CSR_TICKINT (1u << 1)
+/** @brief SYST_CSR: 1 = processor clock, 0 = reference clock. */
+#define UTIM_SYSTICK_CSR_CLKSOURCE (1u << 2)
+/** @brief SYST_CSR: the counter reached 0 since the last read of CSR (read clears). */
+#define UTIM_SYSTICK_CSR_COUNTFLAG (1u << 16)
+/** @brief SYST_CALIB: no reference clock is implemented. */
+#define UTIM_SYSTICK_CALIB_NOREF (1u << 31)
+/** @brief Largest value of the 24-bit counter and reload. */
+#define UTIM_SYSTICK_MAX 0xFFFFFFu
+/** @brief Clock input index of the processor clock. */
+#define UTIM_SYSTICK_CLK_CPU 0u
+/** @brief Clock input index of the reference clock. */
+#define UTIM_SYSTICK_CLK_REF 1u
+/** @brief SCB ICSR bit that removes a pending SysTick exception. */
+#define UTIM_SYSTICK_ICSR_PENDSTCLR (1u << 25)
+
+/** @brief Device configuration of the SysTick instance (const, in flash). */
+typedef struct utim_systick_cfg {
+  utim_dev_t common;         /**< common head; must be first */
+  utim_systick_regs_t *regs; /**< SysTick registers */
+  volatile uint32_t *icsr;   /**< SCB ICSR (0xE000ED04), to drop a pending exception */
+} utim_systick_cfg_t;
+
+/** @brief The SysTick driver. */
+extern const utim_driver_t utim_systick_driver;
+
+/**
+ * @brief Dispatcher of the SysTick exception.
+ * @param p the SysTick instance
+ */
+void utim_systick_isr(const utim_periph_t *p);
+
+/** @brief Driver property (get): SYST_CVR as the hardware shows it, counting down. */
+#define UTIM_SYSTICK_PROP_RAW_COUNT (UTIM_PROP_DRIVER_BASE + 0u)
+/** @brief Driver property (get): SYST_CALIB (TENMS, SKEW, NOREF). */
+#define UTIM_SYSTICK_PROP_CALIB (UTIM_PROP_DRIVER_BASE + 1u)
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* UTIM_SYSTICK_H */
