@@ -18,7 +18,18 @@
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Simulated timer numbers (index into the shape table). */
-enum { T_TIMER16, T_SYSTICK24, T_NRF32, T_MTIME64, T_TIMER8, T_CHAIN_LO, T_CHAIN_HI, T_COUNT };
+enum {
+  T_TIMER16,
+  T_SYSTICK24,
+  T_NRF32,
+  T_MTIME64,
+  T_TIMER8,
+  T_CHAIN_LO,
+  T_CHAIN_HI,
+  T_SOFT_LO,
+  T_SOFT_HI,
+  T_COUNT
+};
 
 /* Channels exposed, compare registers, minimum compare distance. */
 enum {
@@ -41,6 +52,9 @@ enum {
   CHAIN_CH = 2,
   CHAIN_NCC = 2,
   CHAIN_MD = 1,
+  SOFT_CH = 2,
+  SOFT_NCC = 2,
+  SOFT_MD = 2,
 };
 
 /* First interrupt line of each timer; a per-channel shape uses ncc + 1 lines
@@ -53,7 +67,9 @@ enum {
   TIMER8_IRQ = MTIME64_IRQ + MTIME64_NCC + 1,
   CHAIN_LO_IRQ = TIMER8_IRQ + TIMER8_NCC + 1,
   CHAIN_HI_IRQ = CHAIN_LO_IRQ + CHAIN_NCC + 1,
-  IRQ_END = CHAIN_HI_IRQ + CHAIN_NCC + 1,
+  SOFT_LO_IRQ = CHAIN_HI_IRQ + CHAIN_NCC + 1,
+  SOFT_HI_IRQ = SOFT_LO_IRQ + SOFT_NCC + 1,
+  IRQ_END = SOFT_HI_IRQ + SOFT_NCC + 1,
 };
 
 _Static_assert(IRQ_END <= SIM_IRQ_LINES, "interrupt lines exceed the controller");
@@ -97,6 +113,13 @@ static const utim_clock_desc_t chain_lo_clocks[] = {
 /* The high half's only input is the low half's overflow. */
 static const utim_clock_desc_t chain_hi_clocks[] = {
     {0u, UTIM_CLASS_CHAIN, UTIM_DIV_LINEAR, 0, 1, 1},
+};
+
+/* The software-carry chain: a 16-bit low half with any divider, and a
+ * 16-bit high half that never runs (the carry register). */
+static const utim_clock_desc_t soft_clocks[] = {
+    {HF_HZ, UTIM_CLASS_HF, UTIM_DIV_LINEAR, 0, 1, 256},
+    {LP_HZ, UTIM_CLASS_LP, UTIM_DIV_LINEAR, 0, 1, 256},
 };
 
 #define CHAIN_HI_CLK 0u
@@ -194,6 +217,32 @@ static const sim_shape_t shapes[] = {
                     .irq = CHAIN_HI_IRQ,
                     .nclocks = ARRAY_LEN(chain_hi_clocks),
                     .clocks = chain_hi_clocks},
+    [T_SOFT_LO] = {.width = 16,
+                   .down = 1,
+                   .ncc = SOFT_NCC,
+                   .shared_irq = 1,
+                   .ovf_irq = 1,
+                   .writable = 1,
+                   .capture_read = 0,
+                   .stoppable = 1,
+                   .min_distance = SOFT_MD,
+                   .chain_from = -1,
+                   .irq = SOFT_LO_IRQ,
+                   .nclocks = ARRAY_LEN(soft_clocks),
+                   .clocks = soft_clocks},
+    [T_SOFT_HI] = {.width = 16,
+                   .down = 0,
+                   .ncc = SOFT_NCC,
+                   .shared_irq = 1,
+                   .ovf_irq = 1,
+                   .writable = 1,
+                   .capture_read = 0,
+                   .stoppable = 1,
+                   .min_distance = SOFT_MD,
+                   .chain_from = -1,
+                   .irq = SOFT_HI_IRQ,
+                   .nclocks = ARRAY_LEN(soft_clocks),
+                   .clocks = soft_clocks},
 };
 _Static_assert(ARRAY_LEN(shapes) == T_COUNT, "one shape per simulated timer");
 
@@ -208,6 +257,9 @@ UTIM_STATE_DEFINE(timer8_state, TIMER8_CH);
 UTIM_STATE_DEFINE(chain_lo_state, CHAIN_CH);
 UTIM_STATE_DEFINE(chain_hi_state, CHAIN_CH);
 UTIM_STATE_DEFINE(chain32_state, CHAIN_CH);
+UTIM_STATE_DEFINE(soft_lo_state, SOFT_CH);
+UTIM_STATE_DEFINE(soft_hi_state, SOFT_CH);
+UTIM_STATE_DEFINE(soft32_state, SOFT_CH);
 
 static const utim_sim_cfg_t timer16_cfg = {
     .common = SIM_DEV(timer16_state, "SIM_TIMER16", timer16_clocks, TIMER16_MD),
@@ -230,6 +282,11 @@ static const utim_sim_cfg_t chain_lo_cfg = {
 static const utim_sim_cfg_t chain_hi_cfg = {
     .common = SIM_DEV(chain_hi_state, "SIM_CHAIN32_HI", chain_hi_clocks, CHAIN_MD),
     .timer = T_CHAIN_HI};
+
+static const utim_sim_cfg_t soft_lo_cfg = {
+    .common = SIM_DEV(soft_lo_state, "SIM_SOFT32_LO", soft_clocks, SOFT_MD), .timer = T_SOFT_LO};
+static const utim_sim_cfg_t soft_hi_cfg = {
+    .common = SIM_DEV(soft_hi_state, "SIM_SOFT32_HI", soft_clocks, SOFT_MD), .timer = T_SOFT_HI};
 
 #define CAPS_GP (UTIM_CAP_OVERFLOW | UTIM_CAP_WRITE | UTIM_CAP_STOP)
 
@@ -261,19 +318,35 @@ static const utim_periph_t chain32 = {&utim_chain_driver, &chain32_cfg.common,
                                                      UTIM_CAP_OVERFLOW | UTIM_CAP_WRITE |
                                                      UTIM_CAP_STOP)};
 
+static const utim_periph_t soft_lo = {&utim_sim_driver, &soft_lo_cfg.common,
+                                      UTIM_PROPS(16, SOFT_CH, 1, CAPS_GP | UTIM_CAP_SHARED_IRQ)};
+static const utim_periph_t soft_hi = {&utim_sim_driver, &soft_hi_cfg.common,
+                                      UTIM_PROPS(16, SOFT_CH, 0, CAPS_GP | UTIM_CAP_SHARED_IRQ)};
+
+static const utim_chain_cfg_t soft32_cfg = {
+    .common = SIM_DEV(soft32_state, "SIM_SOFT32", soft_clocks, SOFT_MD),
+    .lo = &soft_lo,
+    .hi = &soft_hi,
+    .hi_clk = UTIM_CHAIN_SOFTWARE};
+static const utim_periph_t soft32 = {&utim_chain_driver, &soft32_cfg.common,
+                                     UTIM_PROPS(32, SOFT_CH, 0,
+                                                UTIM_CAP_CHAINED | UTIM_CAP_VIRTUAL |
+                                                    UTIM_CAP_OVERFLOW | UTIM_CAP_WRITE |
+                                                    UTIM_CAP_STOP)};
+
 /* The instance each simulated timer's interrupt lines report to. */
 static const utim_periph_t *const line_owner[] = {
     [T_TIMER16] = &timer16,   [T_SYSTICK24] = &systick24, [T_NRF32] = &nrf32,
     [T_MTIME64] = &mtime64,   [T_TIMER8] = &timer8,       [T_CHAIN_LO] = &chain_lo,
-    [T_CHAIN_HI] = &chain_hi,
+    [T_CHAIN_HI] = &chain_hi, [T_SOFT_LO] = &soft_lo,     [T_SOFT_HI] = &soft_hi,
 };
 _Static_assert(ARRAY_LEN(line_owner) == T_COUNT, "one owner per simulated timer");
 
-#define SIM_INSTANCES 6u
+#define SIM_INSTANCES 7u
 
-static const utim_periph_t *const instances[] = {&timer16, &systick24, &nrf32,
-                                                 &mtime64, &timer8,    &chain32};
-_Static_assert(ARRAY_LEN(instances) == SIM_INSTANCES, "board_sim.h lists six instances");
+static const utim_periph_t *const instances[] = {&timer16, &systick24, &nrf32, &mtime64,
+                                                 &timer8,  &chain32,   &soft32};
+_Static_assert(ARRAY_LEN(instances) == SIM_INSTANCES, "board_sim.h lists seven instances");
 
 const utim_board_t utim_board = {.name = "sim", .instances = instances, .count = SIM_INSTANCES};
 

@@ -23,6 +23,12 @@
  *      one counts the low one's overflows), one 32-bit instance through the
  *      virtual chain driver, 2 channels, overflow interrupt, writable;
  *      16 MHz (HF) and 32768 Hz (LP) inputs with any divider 1..256.
+ * - 6: SIM_SOFT32: a 16-bit down-counter and a stopped 16-bit timer, chained
+ *      by software carry (no hardware link: the chain counts the low half's
+ *      wraps into the high timer in the overflow interrupt), one 32-bit
+ *      instance through the virtual chain driver, 2 channels, overflow
+ *      interrupt, writable; 16 MHz (HF) and 32768 Hz (LP) inputs with any
+ *      divider 1..256; minimum compare distance 2.
  */
 #ifndef UTIM_BOARD_SIM_H
 #define UTIM_BOARD_SIM_H

@@ -94,6 +94,10 @@ static int dual_get_property(const utim_periph_t *p, unsigned id, uint64_t *valu
   case UTIM_CMSDK_DUALTIMER_PROP_RAW_COUNT:
     *value = r->value & dual_mask(p);
     return 0;
+  case UTIM_HPROP_OVF_PENDING:
+    /* RIS rises at every wrap, whether the interrupt is enabled or not */
+    *value = r->ris & 1u;
+    return 0;
   default:
     return -ENOTSUP;
   }

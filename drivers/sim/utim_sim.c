@@ -139,6 +139,12 @@ static int sim_get_property(const utim_periph_t *p, unsigned id, uint64_t *value
   case UTIM_SIM_PROP_ACCESSES:
     *value = sim_accesses();
     return 0;
+  case UTIM_HPROP_OVF_PENDING:
+    if (!sim_has(p, UTIM_CAP_OVERFLOW)) {
+      return -ENOTSUP;
+    }
+    *value = (sim_bus_read(sim_timer(p), SIM_REG_EVENTS) & SIM_EVT_OVF) != 0u ? 1u : 0u;
+    return 0;
   default:
     return -ENOTSUP;
   }

@@ -247,6 +247,12 @@ struct utim_periph {
  */
 /** @brief Set: 1 enables, 0 disables the overflow interrupt. Required with UTIM_CAP_OVERFLOW. */
 #define UTIM_HPROP_OVF_IRQ 0x80u
+/**
+ * @brief Get: 1 when the hardware has flagged a wrap that its interrupt
+ *        handler has not yet serviced. Needed of the low timer of a
+ *        software-chained instance (see chain.h).
+ */
+#define UTIM_HPROP_OVF_PENDING 0x81u
 /** @} */
 
 /**
