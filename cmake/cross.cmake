@@ -4,6 +4,7 @@
 # Defines:
 #   utim_drv_<driver>        one static library per driver of the board
 #   utim_board_<board>       board.c, the board's start-up/console, boards/cortexm
+#                            (start-up, port, precise-sleep hooks)
 #   utim_sizes_probe         tests/checks/cm4_sizes.c for this CPU (sizeof report)
 #   utim_add_firmware(<target> SOURCES <files...> LIBS <libraries...>)
 #                            an .elf linked with the board, its map file next to it
@@ -55,7 +56,8 @@ endforeach()
 set(_board_lib utim_board_${UTIM_BOARD})
 file(GLOB _board_src CONFIGURE_DEPENDS ${_b}/*.c)
 list(REMOVE_ITEM _board_src ${_b}/board.c)
-add_library(${_board_lib} STATIC ${UTIM_BOARD_C} ${_board_src} ${_cm}/cortexm.c ${_cm}/port.c)
+add_library(${_board_lib} STATIC ${UTIM_BOARD_C} ${_board_src} ${_cm}/cortexm.c ${_cm}/port.c
+  ${_cm}/sleep_mcu.c)
 target_include_directories(${_board_lib} PUBLIC ${_board_h_dir} ${_b} ${_cm}
   # board.c prints its exposure table with the harness's th_printf().
   ${CMAKE_SOURCE_DIR}/tests/harness)

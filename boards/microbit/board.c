@@ -8,6 +8,7 @@
 
 #include "cortexm.h"
 #include "harness.h"
+#include "sleep_mcu.h"
 #include "utim_nrf51_timer.h"
 
 #define NRF51_TIMER0_BASE 0x40008000u
@@ -109,6 +110,22 @@ const cortexm_irq_route_t cortexm_irq_routes[] = {
 };
 
 const unsigned cortexm_irq_route_count = sizeof cortexm_irq_routes / sizeof cortexm_irq_routes[0];
+
+/* ---- timers of the precise sleep (boards/cortexm/sleep_mcu.h) -------------- */
+
+/* TIMER0 (32 bits) at 1 MHz is the time line, its wraps found by quarter
+ * markers on CC[2] (the TIMER has no overflow event), and CC[0] is the
+ * alarm. It starts 50 ms before its first wrap, so every run crosses one. */
+const mcu_sleep_board_t mcu_sleep_board = {
+    .clock = &microbit_timer0,
+    .hz = 1000000u,
+    .start = 0u - 50000u,
+    .wrap = MCU_SLEEP_WRAP_QUARTER,
+    .wrap_ch = 2u,
+    .alarm_ch = 0u,
+    .wrap_pending = NULL,
+    .alarm = &microbit_timer0,
+};
 
 /* ---- exposure table ("Table 2") ------------------------------------------- */
 

@@ -8,6 +8,8 @@
 
 #include "cortexm.h"
 #include "harness.h"
+#include "sleep_mcu.h"
+#include "utim/chain.h"
 #include "utim_cmsdk_dualtimer.h"
 #include "utim_cmsdk_timer.h"
 #include "utim_systick.h"
@@ -74,6 +76,7 @@ UTIM_STATE_DEFINE(mps2_timer1_state, 0);
 UTIM_STATE_DEFINE(mps2_dual1_state, 0);
 UTIM_STATE_DEFINE(mps2_dual2_state, 0);
 UTIM_STATE_DEFINE(mps2_systick_state, 0);
+UTIM_STATE_DEFINE(mps2_chain64_state, 0);
 
 static const utim_cmsdk_timer_cfg_t mps2_timer0_cfg = {
     .common = {.state = &mps2_timer0_state,
@@ -153,9 +156,31 @@ static const utim_periph_t mps2_systick = {
     .props = UTIM_PROPS(24, 0, 1, MPS2_SYSTICK_CAP),
 };
 
+/* The dual timer's counters as one 64-bit counter: no hardware link between
+ * timers on this chip, so the chain counts Timer1's wraps into Timer2. */
+static const utim_chain_cfg_t mps2_chain64_cfg = {
+    .common = {.state = &mps2_chain64_state,
+               .name = "MPS2_CHAIN64",
+               .clocks = mps2_timclk,
+               .nclocks = 2u,
+               .min_distance = 1u},
+    .lo = &mps2_dual1,
+    .hi = &mps2_dual2,
+    .hi_clk = UTIM_CHAIN_SOFTWARE,
+};
+
+static const utim_periph_t mps2_chain64 = {
+    .drv = &utim_chain_driver,
+    .dev = &mps2_chain64_cfg.common,
+    .props = UTIM_PROPS(64, 0, 0,
+                        UTIM_CAP_CHAINED | UTIM_CAP_VIRTUAL | UTIM_CAP_OVERFLOW | UTIM_CAP_WRITE |
+                            UTIM_CAP_STOP),
+};
+
 static const utim_periph_t *const mps2_instances[] = {
-    [MPS2_IDX_TIMER0] = &mps2_timer0,    [MPS2_IDX_TIMER1] = &mps2_timer1,
-    [MPS2_IDX_DUALTIMER1] = &mps2_dual1, [MPS2_IDX_DUALTIMER2] = &mps2_dual2,
+    [MPS2_IDX_TIMER0] = &mps2_timer0,
+    [MPS2_IDX_TIMER1] = &mps2_timer1,
+    [MPS2_IDX_CHAIN64] = &mps2_chain64,
     [MPS2_IDX_SYSTICK] = &mps2_systick,
 };
 
@@ -181,6 +206,27 @@ const cortexm_irq_route_t cortexm_irq_routes[] = {
 
 const unsigned cortexm_irq_route_count = sizeof cortexm_irq_routes / sizeof cortexm_irq_routes[0];
 
+/* ---- timers of the precise sleep (boards/cortexm/sleep_mcu.h) -------------- */
+
+/* No timer here has a compare register: the time line is TIMER0 with its
+ * wraps counted, and the alarm is TIMER1's counter written so that its
+ * overflow comes at the deadline. Both count PCLK, so one tick is 40 ns.
+ * TIMER0 starts 50 ms before its first wrap, so every run crosses one. */
+static bool mps2_sleep_wrap_pending(void) {
+  return (CORTEXM_NVIC_ISPR0 & (1u << MPS2_IRQ_TIMER0)) != 0u;
+}
+
+const mcu_sleep_board_t mcu_sleep_board = {
+    .clock = &mps2_timer0,
+    .hz = MPS2_SYSCLK_HZ,
+    .start = 0u - MPS2_SYSCLK_HZ / 20u,
+    .wrap = MCU_SLEEP_WRAP_OVERFLOW,
+    .wrap_ch = 0u,
+    .alarm_ch = MCU_SLEEP_ALARM_OVERFLOW,
+    .wrap_pending = mps2_sleep_wrap_pending,
+    .alarm = &mps2_timer1,
+};
+
 /* ---- exposure table ("Table 2") ------------------------------------------- */
 
 /* One timer of the chip: its compare channels, and what utim makes of it. */
@@ -196,10 +242,10 @@ static const mps2_exposure_t mps2_exposure[] = {
      "overflow; no compare register"},
     {"CMSDK APB TIMER1 (32-bit down, IRQ at 0)", 0u, MPS2_IDX_TIMER1,
      "overflow; no compare register"},
-    {"CMSDK dual timer, Timer1 (32/16-bit down)", 0u, MPS2_IDX_DUALTIMER1,
-     "overflow, free-running; no compare register"},
-    {"CMSDK dual timer, Timer2 (32/16-bit down)", 0u, MPS2_IDX_DUALTIMER2,
-     "overflow, free-running; no compare register"},
+    {"CMSDK dual timer, Timer1 (32/16-bit down)", 0u, MPS2_IDX_CHAIN64,
+     "low half of the 64-bit chain; no compare register"},
+    {"CMSDK dual timer, Timer2 (32/16-bit down)", 0u, MPS2_IDX_CHAIN64,
+     "high half: counts Timer1's wraps (software carry; no hardware link)"},
     {"SysTick (24-bit down, exception at 0)", 0u, MPS2_IDX_SYSTICK,
      "overflow; no compare register"},
     {"CMSDK APB watchdog", 0u, MPS2_INSTANCE_COUNT,

@@ -9,9 +9,14 @@
  * |-------|-----------------|-------------------------------------|------|----|----------|
  * | 0     | MPS2_TIMER0     | CMSDK APB timer @0x40000000, IRQ 8  | 32   | 0  | overflow |
  * | 1     | MPS2_TIMER1     | CMSDK APB timer @0x40001000, IRQ 9  | 32   | 0  | overflow |
- * | 2     | MPS2_DUALTIMER1 | CMSDK dual timer @0x40002000 Timer1 | 32   | 0  | overflow |
- * | 3     | MPS2_DUALTIMER2 | CMSDK dual timer @0x40002000 Timer2 | 32   | 0  | overflow |
- * | 4     | MPS2_SYSTICK    | SysTick @0xE000E010, exception 15   | 24   | 0  | overflow |
+ * | 2     | MPS2_CHAIN64    | dual timer Timer1 + Timer2, chained | 64   | 0  | overflow |
+ * | 3     | MPS2_SYSTICK    | SysTick @0xE000E010, exception 15   | 24   | 0  | overflow |
+ *
+ * MPS2_CHAIN64 is the two counters of the CMSDK dual timer (@0x40002000,
+ * IRQ 10) as one 64-bit counter through the virtual chain driver with
+ * software carry (include/utim/chain.h): the chip has no hardware link
+ * between timers, so Timer2 holds the count of Timer1's wraps, written in
+ * Timer1's overflow interrupt. The two counters are not exposed alone.
  *
  * None of these peripherals has a compare register (see each driver's
  * header for why no compare is emulated). Interrupt lines are routed to the
@@ -30,10 +35,9 @@ extern "C" {
 enum mps2_timer_index {
   MPS2_IDX_TIMER0 = 0,     /**< CMSDK APB timer 0 */
   MPS2_IDX_TIMER1 = 1,     /**< CMSDK APB timer 1 */
-  MPS2_IDX_DUALTIMER1 = 2, /**< CMSDK dual timer, counter 1 */
-  MPS2_IDX_DUALTIMER2 = 3, /**< CMSDK dual timer, counter 2 */
-  MPS2_IDX_SYSTICK = 4,    /**< SysTick */
-  MPS2_INSTANCE_COUNT = 5, /**< number of instances */
+  MPS2_IDX_CHAIN64 = 2,    /**< CMSDK dual timer, both counters chained */
+  MPS2_IDX_SYSTICK = 3,    /**< SysTick */
+  MPS2_INSTANCE_COUNT = 4, /**< number of instances */
 };
 
 /** @brief PCLK / TIMCLK / processor clock of the AN385 image, Hz. */

@@ -92,6 +92,14 @@ uint64_t sim_accesses(void);
 /** @brief Number of interrupt handler invocations since sim_reset(). */
 uint64_t sim_irq_count(void);
 
+/**
+ * @brief Virtual time the CPU was busy since sim_reset(), in ns: the cost of
+ *        every register access (interrupt handlers' included) and of every
+ *        utim_port_relax() step. Time let pass by sim_advance() and race
+ *        injections is not counted (the CPU sleeps or does something else).
+ */
+uint64_t sim_busy_ns(void);
+
 /** @brief Counter of timer @p timer as the hardware shows it (no access cost). */
 uint64_t sim_peek_count(unsigned timer);
 

@@ -79,6 +79,7 @@ static sim_line_t g_lines[SIM_IRQ_LINES];
 static uint64_t g_now;
 static uint64_t g_accesses;
 static uint64_t g_irq_count;
+static uint64_t g_busy_ns; /* access costs and relax steps: time the CPU was busy */
 static uint32_t g_access_cost;
 static uint32_t g_relax_step;
 static bool g_in_isr;
@@ -457,6 +458,7 @@ static void bus_enter(void) {
     g_inj_pending = false;
     sim_advance(g_inj_ns);
   }
+  g_busy_ns = sat_add(g_busy_ns, g_access_cost);
   run_to(sat_add(g_now, g_access_cost));
 }
 
@@ -515,6 +517,7 @@ void sim_reset(void) {
   g_now = 0;
   g_accesses = 0;
   g_irq_count = 0;
+  g_busy_ns = 0;
   g_access_cost = 10u;
   g_relax_step = 10u;
   sim_lock_release();
@@ -558,6 +561,10 @@ uint64_t sim_irq_count(void) {
   return g_irq_count;
 }
 
+uint64_t sim_busy_ns(void) {
+  return g_busy_ns;
+}
+
 uint64_t sim_peek_count(unsigned timer) {
   return timer < g_ntimers ? count_at(timer, g_now) : 0u;
 }
@@ -567,7 +574,10 @@ void sim_irq_poll(void) {
   deliver();
 }
 
-/** @brief Port support: virtual time one utim_port_relax() costs. */
+/** @brief Port support: virtual time one utim_port_relax() costs. Its only
+ *  caller, utim_port_relax(), busy-waits that long, so the step is counted as
+ *  busy time here. */
 uint32_t sim_relax_step(void) {
+  g_busy_ns = sat_add(g_busy_ns, g_relax_step);
   return g_relax_step;
 }

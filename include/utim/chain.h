@@ -36,7 +36,7 @@ typedef struct utim_chain_cfg {
   utim_dev_t common;       /**< clocks and min_distance: those of @c lo */
   const utim_periph_t *lo; /**< low half, counts at the instance frequency */
   const utim_periph_t *hi; /**< high half, clocked by @c lo's overflow */
-  uint8_t hi_clk;          /**< clock input of @c hi that is @c lo's overflow, or UTIM_CHAIN_SOFTWARE */
+  uint8_t hi_clk; /**< clock input of @c hi that is @c lo's overflow, or UTIM_CHAIN_SOFTWARE */
 } utim_chain_cfg_t;
 
 /** @brief The chain driver. */

@@ -54,6 +54,7 @@
 #include <stdint.h>
 
 #include "utim/driver.h"
+#include "utim/time.h" /* time values, conversions, utim_sleep_until() / utim_sleep_for() */
 
 #ifndef ETIME
 /** @brief Timer expired (late absolute alarm); newlib defines it, this is for other libcs. */

@@ -221,11 +221,12 @@ static int chain_write(const utim_periph_t *p, uint64_t value) {
   const utim_chain_cfg_t *c = cfg_of(p);
   unsigned w = lo_width(c);
   /*
-   * Park the low half at 0 first so it cannot carry into the high half while
+   * Park the low half at 1 first (a whole period from its wrap, whichever
+   * way the hardware counts) so it cannot carry into the high half while
    * that is written; the low half then resumes from its new value.
    */
   uint32_t key = utim_port_lock();
-  int rc = c->lo->drv->write(c->lo, 0u);
+  int rc = c->lo->drv->write(c->lo, 1u);
   if (rc == 0 && soft(c) && lo_wrap_pending(c)) {
     /* A wrap of the old count must not be carried into the new one. */
     (void)c->lo->drv->set_property(c->lo, UTIM_HPROP_OVF_IRQ, 0u);

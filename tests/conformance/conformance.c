@@ -11,6 +11,7 @@
 
 #include "board_test.h"
 #include "harness.h"
+#include "utim/port.h"
 #include "utim/utim.h"
 
 /* ---- event recorder ----------------------------------------------------- */
@@ -182,6 +183,20 @@ static void ct_jitter(const utim_periph_t *p, unsigned n) {
 /* Let time pass until the counter reads @p target - 1, then read up to
  * @p extra more times while it still does, to move within that tick.
  * Returns the last value read. */
+/*
+ * Enter the "in clear" phase and clear, with the timer interrupts held off
+ * from just before the phase starts: a match that happens before the call
+ * (after the test's last read) then counts as cleared, not as a callback
+ * during the call. Returns utim_clear()'s result.
+ */
+static int ct_clear_now(const utim_periph_t *p, unsigned ch) {
+  uint32_t key = utim_port_lock();
+  ct_phase = CT_IN;
+  int r = utim_clear(p, ch);
+  utim_port_unlock(key);
+  return r;
+}
+
 /*
  * How many utim_read() calls surely fit between two ticks: the fewest reads
  * seen showing one counter value, over a few ticks (at least 1, at most 37).
@@ -1139,12 +1154,16 @@ static void t_clear(const utim_periph_t *p) {
     th_context("%s ch %u try %u", utim_name(p), ch, tries);
     ct_ev_reset();
     uint64_t t = ct_add(p, utim_read(p), dn);
-    if (!TH_EQ(utim_set_abs(p, ch, t), 0)) {
+    uint64_t before = utim_read(p);
+    int ra = utim_set_abs(p, ch, t);
+    if (ra == -ETIME && ct_dist(p, before, utim_read(p)) + ct_md(p) >= dn) {
+      continue; /* preempted past the value before arming (a host): not a try */
+    }
+    if (!TH_EQ(ra, 0)) {
       break;
     }
     uint64_t c = ct_approach(p, t, tries % rpt);
-    ct_phase = CT_IN;
-    int r = utim_clear(p, ch);
+    int r = ct_clear_now(p, ch);
     ct_phase = CT_AFTER;
     tb_wait_ticks(p, ct_lat(p) + 3u);
     TH_EQ(r, 0);
@@ -1178,8 +1197,7 @@ static void t_clear(const utim_periph_t *p) {
         TH_EQ(utim_set_abs(p, ch, t), 0);
         uint64_t c = ct_approach(p, t, 0u);
         tb_race_set(p, k, a);
-        ct_phase = CT_IN;
-        int r = utim_clear(p, ch);
+        int r = ct_clear_now(p, ch);
         ct_phase = CT_AFTER;
         tb_race_cancel();
         tb_wait_ticks(p, ct_lat(p) + 3u);
@@ -1206,8 +1224,7 @@ static void ct_rearm_once(const utim_periph_t *p, unsigned ch, unsigned extra, u
   if (race_in == 1u) {
     tb_race_set(p, k, adv);
   }
-  ct_phase = CT_IN;
-  TH_EQ(utim_clear(p, ch), 0);
+  TH_EQ(ct_clear_now(p, ch), 0);
   tb_race_cancel();
   uint64_t s2 = utim_read(p);
   if (race_in == 2u) {
@@ -1942,8 +1959,10 @@ static void t_chain(const utim_periph_t *p) {
     prev = utim_read(p);
     for (unsigned i = 0; i < 60u; i++) {
       uint64_t c = utim_read(p);
-      TH_CHECKF(ct_dist(p, prev, c) <= 3u, "read 0x%llx then 0x%llx", (unsigned long long)prev,
-                (unsigned long long)c);
+      /* A glitch is a whole low period (or a step back): far beyond the
+       * board's latency allowance, which covers a slow read on a fast clock. */
+      TH_CHECKF(ct_dist(p, prev, c) <= 3u + lat, "read 0x%llx then 0x%llx",
+                (unsigned long long)prev, (unsigned long long)c);
       prev = c;
     }
     TH_CHECKF(ct_dist(p, b, prev) < max / 2u, "ended at 0x%llx", (unsigned long long)prev);
@@ -1955,7 +1974,7 @@ static void t_chain(const utim_periph_t *p) {
         tb_race_set(p, j, 2u);
         uint64_t c = utim_read(p);
         tb_race_cancel();
-        TH_CHECKF(ct_dist(p, b - 1u, c) <= 4u, "read 0x%llx with +2 ticks before access %u",
+        TH_CHECKF(ct_dist(p, b - 1u, c) <= 4u + lat, "read 0x%llx with +2 ticks before access %u",
                   (unsigned long long)c, j);
       }
     }

@@ -734,8 +734,8 @@ static bool exec_op(ctx_t *x, const op_t *op) {
     model_t probe = *m;
     uint64_t ns = op->a;
     uint64_t carry = doc_shapes[m->inst].carry_period;
-    if (carry != 0u && ns > ticks_to_ns(m, 64u * carry)) {
-      ns = ticks_to_ns(m, 64u * carry);
+    if (carry != 0u && ns > ticks_to_ns(m, (u128)64u * carry)) {
+      ns = ticks_to_ns(m, (u128)64u * carry);
     }
     if (m_advance(&probe, m->now + ns, EVENT_CAP, false) >= EVENT_CAP) {
       ns = probe.now - m->now; /* bound the callbacks of one step */

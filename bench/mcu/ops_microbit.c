@@ -1,0 +1,86 @@
+/**
+ * @file ops_microbit.c
+ * @brief `ops` cases of the micro:bit firmware: the nRF51 TIMER1 (16 bits,
+ *        3 channels), timed with TIMER0 (32 bits) at 16 MHz.
+ *
+ * The board's instances are `static` in board.c, so the compile-time path
+ * needs an instance visible here: `nrf_ct` describes NRF51_TIMER1 exactly as
+ * boards/microbit/board.c does, with its own core state and driver RAM, and
+ * bench_mcu_board_setup() compares it with the board's instance field by
+ * field. Both drive the same peripheral; the firmware re-initialises both
+ * before every run, so their RAM offsets agree. The driver's functions are
+ * static in its own file, so even the compile-time and hAPI paths load the
+ * function pointer from utim_nrf51_timer_driver: that is the direct call a
+ * user of this driver gets.
+ *
+ * TIMER1 runs at its slowest rate (16 MHz / 2^9 = 31250 Hz) and the firmware
+ * arms a quarter of the counter's range ahead, so no compare matches (and no
+ * interrupt runs) inside a timed loop; the firmware checks it.
+ */
+#include <stddef.h>
+
+#include "bench_mcu.h"
+#include "board.h"
+#include "harness.h"
+#include "utim_nrf51_timer.h"
+
+#define NRF_CT_BASE 0x40009000u
+#define NRF_CT_CAPS (UTIM_CAP_WRITE | UTIM_CAP_STOP | UTIM_CAP_CAPTURE_READ | UTIM_CAP_SHARED_IRQ)
+
+static const utim_clock_desc_t nrf_ct_clocks[1] = {
+    {.hz = MICROBIT_HFCLK_HZ,
+     .cls = UTIM_CLASS_HF,
+     .div_kind = UTIM_DIV_POW2,
+     .div_lo = 0u,
+     .div_hi = UTIM_NRF51_TIMER_PRESCALER_MAX},
+};
+UTIM_STATE_DEFINE(nrf_ct_state, UTIM_NRF51_TIMER_CHANNELS);
+static utim_nrf51_timer_ram_t nrf_ct_ram;
+static const utim_nrf51_timer_cfg_t nrf_ct_cfg = {
+    .common = {.state = &nrf_ct_state,
+               .name = "NRF51_TIMER1",
+               .clocks = nrf_ct_clocks,
+               .nclocks = 1u,
+               .min_distance = UTIM_NRF51_TIMER_MIN_DISTANCE},
+    .regs = (utim_nrf51_timer_regs_t *)NRF_CT_BASE,
+    .ram = &nrf_ct_ram,
+};
+static const utim_periph_t nrf_ct = {
+    .drv = &utim_nrf51_timer_driver,
+    .dev = &nrf_ct_cfg.common,
+    .props = UTIM_PROPS(16, UTIM_NRF51_TIMER_CHANNELS, 0, NRF_CT_CAPS),
+};
+
+/* Points at the board's instance after bench_mcu_board_setup(). */
+static const utim_periph_t *volatile nrf_rt = &nrf_ct;
+
+BENCH_OPS_DEFINE(nrf51, "nrf51", &nrf_ct, utim_nrf51_timer_driver, nrf_rt);
+
+const bench_mcu_board_t bench_mcu_board = {
+    .cpu = "Cortex-M0 (ARMv6-M)",
+    .set = &bench_ops_nrf51,
+    .hz = MICROBIT_HFCLK_HZ >> UTIM_NRF51_TIMER_PRESCALER_MAX,
+    .what = "NRF51_TIMER1 (nRF51 TIMER, 16-bit, 3 channels) at 31250 Hz",
+    .no_channel_note = NULL,
+    .stopwatch = "NRF51_TIMER0",
+    .stopwatch_hz = MICROBIT_HFCLK_HZ,
+};
+
+int bench_mcu_board_setup(char *err, unsigned cap) {
+  const utim_periph_t *b = utim_by_name("NRF51_TIMER1");
+  if (b == NULL) {
+    (void)th_snprintf(err, cap, "the board has no instance named NRF51_TIMER1");
+    return -1;
+  }
+  if (bench_mcu_same_instance(&nrf_ct, b, err, cap) != 0) {
+    return -1;
+  }
+  /* Same driver, so the board's configuration has this type. */
+  const utim_nrf51_timer_cfg_t *bc = (const utim_nrf51_timer_cfg_t *)(const void *)b->dev;
+  if (bc->regs != nrf_ct_cfg.regs) {
+    (void)th_snprintf(err, cap, "NRF51_TIMER1: register base differs from the bench's copy");
+    return -1;
+  }
+  nrf_rt = b;
+  return 0;
+}
