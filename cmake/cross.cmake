@@ -113,17 +113,21 @@ endfunction()
 
 # ---- size report: core and each driver, before and after --gc-sections
 set(UTIM_SIZE_REPORT_FIRMWARE "" CACHE INTERNAL "")
+# utim_add_size_report(<firmware> [NAME <suffix>]): test size_<board><suffix>,
+# report reports/size_<board><suffix>.txt.
 function(utim_add_size_report fw)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "NAME" "")
+  set(sfx "${arg_NAME}")
   set(libs)
   foreach(t utim_core ${UTIM_BOARD_DRIVER_TARGETS})
     list(APPEND libs "$<TARGET_FILE:${t}>")
   endforeach()
   string(REPLACE ";" "," libs "${libs}")
-  add_test(NAME size_${UTIM_BOARD}
+  add_test(NAME size_${UTIM_BOARD}${sfx}
     COMMAND ${CMAKE_COMMAND} -DSIZE=${CMAKE_SIZE} -DNM=${CMAKE_NM} -DBOARD=${UTIM_BOARD}
       -DCPU=${UTIM_CPU} "-DLIBS=${libs}" "-DMAP=$<TARGET_FILE:${fw}>.map"
       "-DELF=$<TARGET_FILE:${fw}>" "-DPROBE=$<TARGET_OBJECTS:utim_sizes_probe>"
-      -DOUT=${CMAKE_BINARY_DIR}/reports/size_${UTIM_BOARD}.txt
+      -DOUT=${CMAKE_BINARY_DIR}/reports/size_${UTIM_BOARD}${sfx}.txt
       -P ${CMAKE_SOURCE_DIR}/cmake/size_report.cmake)
-  set_tests_properties(size_${UTIM_BOARD} PROPERTIES LABELS "size;${UTIM_BOARD}" TIMEOUT 60)
+  set_tests_properties(size_${UTIM_BOARD}${sfx} PROPERTIES LABELS "size;${UTIM_BOARD}" TIMEOUT 60)
 endfunction()
