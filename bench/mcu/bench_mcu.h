@@ -28,6 +28,13 @@ typedef struct bench_mcu_board {
   const char *no_channel_note; /**< why set/clear are n/a when the instance has 0 channels */
   const char *stopwatch;       /**< platform name of the instance timing the loops */
   uint32_t stopwatch_hz;       /**< its frequency; 10^12 must be a multiple of it */
+  /**
+   * 0 when the stopwatch raises no interrupt; otherwise it takes one each
+   * time its count reaches a multiple of this many ticks (the low period of
+   * a software-carried chain), and a timed run that may contain one is run
+   * again. Must be longer than any timed run.
+   */
+  uint32_t stopwatch_irq_every;
 } bench_mcu_board_t;
 
 /** @brief The board's description (bench/mcu/ops_<board>.c). */

@@ -1,6 +1,7 @@
 /*
  * hAPI driver for the nRF51 TIMER (register map and choices in
- * utim_nrf51_timer.h): reads through CC[3], compares on CC[0..2], and an
+ * utim_nrf51_timer.h): reads through CC[3], compares on CC[0..2] (CC[0..1]
+ * when the board asks for an overflow, which CC[2] then gives), and an
  * offset in RAM that gives the counter a write and an exact stop/start.
  */
 #include "utim_nrf51_timer.h"
@@ -13,6 +14,8 @@
 #define NRF_CC_INT_ALL                                                                             \
   (UTIM_NRF51_TIMER_INT_COMPARE(0) | UTIM_NRF51_TIMER_INT_COMPARE(1) |                             \
    UTIM_NRF51_TIMER_INT_COMPARE(2) | UTIM_NRF51_TIMER_INT_COMPARE(3))
+
+#define NRF_OVF_BIT UTIM_NRF51_TIMER_INT_COMPARE(UTIM_NRF51_TIMER_OVF_CC)
 
 static const utim_nrf51_timer_cfg_t *nrf_cfg(const utim_periph_t *p) {
   return (const utim_nrf51_timer_cfg_t *)(const void *)p->dev;
@@ -45,6 +48,12 @@ static void nrf_rebase(const utim_periph_t *p, uint32_t view) {
   uint32_t inten = r->intenset;
 
   r->tasks_clear = NRF_TRIGGER;
+  if (cfg->ovf != 0u) {
+    /* The overflow compare follows the view's 0, not the hardware's: the
+     * hardware counter steps onto it exactly when the view wraps. */
+    inten &= ~NRF_OVF_BIT;
+    r->cc[UTIM_NRF51_TIMER_OVF_CC] = (0u - view) & mask;
+  }
   for (unsigned ch = 0u; ch < UTIM_NRF51_TIMER_CHANNELS; ch++) {
     if ((inten & UTIM_NRF51_TIMER_INT_COMPARE(ch)) != 0u) {
       r->cc[ch] = (r->cc[ch] + shift) & mask;
@@ -94,6 +103,10 @@ static int nrf_init(const utim_periph_t *p, unsigned clk, uint32_t div) {
   r->tasks_clear = NRF_TRIGGER;
   for (unsigned n = 0u; n < 4u; n++) {
     r->events_compare[n] = 0u;
+  }
+  if (cfg->ovf != 0u) {
+    /* Counter and offset are 0: the overflow compare sits at 0. */
+    r->cc[UTIM_NRF51_TIMER_OVF_CC] = 0u;
   }
   cfg->ram->offset = 0u;
   cfg->ram->running = 0u;
@@ -167,7 +180,7 @@ static int nrf_set_channel(const utim_periph_t *p, unsigned ch, utim_ch_mode_t m
   utim_nrf51_timer_regs_t *r = cfg->regs;
   const uint32_t bit = UTIM_NRF51_TIMER_INT_COMPARE(ch);
 
-  if (ch >= UTIM_NRF51_TIMER_CHANNELS) {
+  if (ch >= UTIM_NRF51_TIMER_CHANNELS || (cfg->ovf != 0u && ch == UTIM_NRF51_TIMER_OVF_CC)) {
     return -EINVAL;
   }
   /* The driver.h order: an old match can neither interrupt nor survive as
@@ -196,9 +209,48 @@ static int nrf_get_property(const utim_periph_t *p, unsigned id, uint64_t *value
   case UTIM_NRF51_TIMER_PROP_OFFSET:
     *value = cfg->ram->offset;
     return 0;
+  case UTIM_HPROP_OVF_IRQ:
+    if (cfg->ovf == 0u) {
+      return -ENOTSUP;
+    }
+    *value = (cfg->regs->intenset & NRF_OVF_BIT) != 0u ? 1u : 0u;
+    return 0;
+  case UTIM_HPROP_OVF_PENDING:
+    if (cfg->ovf == 0u) {
+      return -ENOTSUP;
+    }
+    /* Set at every wrap, whether its interrupt is enabled or not. */
+    *value = cfg->regs->events_compare[UTIM_NRF51_TIMER_OVF_CC] != 0u ? 1u : 0u;
+    return 0;
   default:
     return -ENOTSUP;
   }
+}
+
+/* Only the overflow interrupt, and only on instances that have one. */
+static int nrf_set_property(const utim_periph_t *p, unsigned id, uint64_t value) {
+  const utim_nrf51_timer_cfg_t *cfg = nrf_cfg(p);
+  utim_nrf51_timer_regs_t *r = cfg->regs;
+
+  if (id != UTIM_HPROP_OVF_IRQ || cfg->ovf == 0u) {
+    return -ENOTSUP;
+  }
+  if (value > 1u) {
+    return -EINVAL;
+  }
+  uint32_t key = utim_port_lock();
+  if (value == 0u) {
+    r->intenclr = NRF_OVF_BIT;
+    r->events_compare[UTIM_NRF51_TIMER_OVF_CC] = 0u;
+  } else if ((r->intenset & NRF_OVF_BIT) == 0u) {
+    /* The flag rises at every wrap, wanted or not: drop the old one. An
+     * interrupt already on keeps its flag, which may be waiting behind the
+     * lock. */
+    r->events_compare[UTIM_NRF51_TIMER_OVF_CC] = 0u;
+    r->intenset = NRF_OVF_BIT;
+  }
+  utim_port_unlock(key);
+  return 0;
 }
 
 const utim_driver_t utim_nrf51_timer_driver = {
@@ -208,17 +260,26 @@ const utim_driver_t utim_nrf51_timer_driver = {
     .write = nrf_write,
     .set_channel = nrf_set_channel,
     .get_property = nrf_get_property,
-    .set_property = NULL, /* no overflow interrupt, no writable property */
+    .set_property = nrf_set_property,
 };
 
 void utim_nrf51_timer_isr(const utim_periph_t *p) {
-  utim_nrf51_timer_regs_t *r = nrf_cfg(p)->regs;
+  const utim_nrf51_timer_cfg_t *cfg = nrf_cfg(p);
+  utim_nrf51_timer_regs_t *r = cfg->regs;
   /* Flags of disabled channels belong to disarmed settings (or to the
    * capture register) and are not reported. */
-  const uint32_t inten = r->intenset;
+  uint32_t inten = r->intenset;
   uint32_t off = 0u;
   uint32_t events = 0u;
 
+  if (cfg->ovf != 0u) {
+    /* The overflow compare stays armed: it matches again at the next wrap. */
+    if ((inten & NRF_OVF_BIT) != 0u && r->events_compare[UTIM_NRF51_TIMER_OVF_CC] != 0u) {
+      r->events_compare[UTIM_NRF51_TIMER_OVF_CC] = 0u;
+      events |= UTIM_EVT_OVF;
+    }
+    inten &= ~NRF_OVF_BIT;
+  }
   for (unsigned ch = 0u; ch < UTIM_NRF51_TIMER_CHANNELS; ch++) {
     if ((inten & UTIM_NRF51_TIMER_INT_COMPARE(ch)) != 0u && r->events_compare[ch] != 0u) {
       off |= UTIM_NRF51_TIMER_INT_COMPARE(ch);

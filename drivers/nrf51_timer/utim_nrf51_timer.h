@@ -17,9 +17,23 @@
  *   natively.
  * - **3 compare channels** (CC[0..2]). CC[3] is reserved for reading the
  *   counter (TASKS_CAPTURE[3], then CC[3]): a capture overwrites its CC, so
- *   the register used for reads can never hold a compare. Using a second CC
- *   for an overflow event (CC = 0) would leave 2 channels; channels are worth
- *   more here than an overflow, so there is no UTIM_CAP_OVERFLOW.
+ *   the register used for reads can never hold a compare.
+ * - **Overflow, only where the board asks for it** (utim_nrf51_timer_cfg_t::ovf).
+ *   The hardware has no overflow event, but a compare register kept at the
+ *   view's 0 is one: the counter steps onto 0 exactly when it wraps, and a
+ *   compare matches on that increment, never on a clear or a write. Such an
+ *   instance gives up CC[2] (UTIM_NRF51_TIMER_OVF_CC) and so has **2
+ *   channels** (CC[0..1]; the board's props must say 2), and gains
+ *   UTIM_CAP_OVERFLOW: UTIM_HPROP_OVF_IRQ sets or clears INTEN.COMPARE[2]
+ *   (disabling also drops the flag; enabling drops a stale one),
+ *   UTIM_HPROP_OVF_PENDING reads EVENTS_COMPARE[2] (set at every wrap,
+ *   enabled or not), and the interrupt handler reports UTIM_EVT_OVF for it,
+ *   leaving that compare armed for the next wrap. CC[2] holds (0 - offset)
+ *   mod 2^width, moved with the offset (below) so it stays at the view's 0.
+ *   Without the request (the default), channels are worth more than an
+ *   overflow: 3 channels, no UTIM_CAP_OVERFLOW, and the driver behaves as if
+ *   the feature did not exist. The boards use it for the low half of a
+ *   software-chained instance (chain.h), which needs the wrap as an event.
  * - **Write and stop through an offset in RAM.** The up-counting view is
  *   (hardware counter + offset) mod 2^width, with the offset in per-instance
  *   RAM (utim_nrf51_timer_ram_t, 8 bytes). Stopping captures the frozen count,
@@ -32,7 +46,8 @@
  *   (hw/timer/nrf51_timer.c: START sets the start time to now - C ticks and
  *   update_counter() then adds every tick since to the stored C).
  * - Caps UTIM_CAP_WRITE | UTIM_CAP_STOP | UTIM_CAP_CAPTURE_READ |
- *   UTIM_CAP_SHARED_IRQ; clock input 0: HFCLK 16 MHz, UTIM_DIV_POW2 0..9.
+ *   UTIM_CAP_SHARED_IRQ (plus UTIM_CAP_OVERFLOW with the overflow compare);
+ *   clock input 0: HFCLK 16 MHz, UTIM_DIV_POW2 0..9.
  * - min_distance: 2 ticks. The reference manual gives no figure; a compare
  *   written one tick ahead works under QEMU but is not guaranteed on silicon.
  *
@@ -40,12 +55,19 @@
  * The real chip can count one TIMER with another (MODE = Counter, TASKS_COUNT
  * driven through PPI by the other's COMPARE event). QEMU 7.2 models no PPI
  * (0x4001F000 is unimplemented I/O in the microbit machine), so this driver
- * offers no chained clock input and no chained instance is built.
+ * offers no chained clock input. Boards chain two TIMERs with the chain
+ * driver's software carry instead (chain.h, UTIM_CHAIN_SOFTWARE): the low
+ * TIMER with the overflow compare, the high TIMER stopped and written (through
+ * the offset) in the low one's overflow interrupt.
  *
  * @par Under emulation
  * The conformance suite runs every instance of the microbit board: reads,
  * write, stop/start, one-shot, periodic, order, clear, re-arm, relative and
- * absolute arming, masks, frequencies (all ten prescalers).
+ * absolute arming, masks, frequencies (all ten prescalers); the overflow
+ * compare through the chained instance built on it (its carries, reads
+ * across wraps, compares across wraps). QEMU 7.2 sets a COMPARE event when
+ * the counter crosses its CC (hw/timer/nrf51_timer.c: a CC at or below the
+ * counter is a full wrap away), which matches the manual for CC = 0.
  *
  * @par Not verified under emulation
  * - The 16 MHz input at prescaler 0 is run, but QEMU converts 62.5 ns ticks
@@ -101,6 +123,10 @@ _Static_assert(offsetof(utim_nrf51_timer_regs_t, cc) == 0x540u, "nRF51 TIMER: CC
 
 /** @brief Compare channels exposed (CC[0..2]). */
 #define UTIM_NRF51_TIMER_CHANNELS 3u
+/** @brief Compare channels of an instance with the overflow compare (CC[0..1]). */
+#define UTIM_NRF51_TIMER_CHANNELS_OVF 2u
+/** @brief The CC register kept at the view's 0 as overflow event, when asked for. */
+#define UTIM_NRF51_TIMER_OVF_CC 2u
 /** @brief The CC register reserved for counter reads. */
 #define UTIM_NRF51_TIMER_CAPTURE_CC 3u
 /** @brief INTEN bit of COMPARE[n]. */
@@ -134,6 +160,13 @@ typedef struct utim_nrf51_timer_cfg {
   utim_dev_t common;             /**< common head; must be first */
   utim_nrf51_timer_regs_t *regs; /**< register base */
   utim_nrf51_timer_ram_t *ram;   /**< driver RAM of this instance */
+  /**
+   * Nonzero: CC[UTIM_NRF51_TIMER_OVF_CC] is the overflow compare (see the
+   * file's description); the instance then has UTIM_NRF51_TIMER_CHANNELS_OVF
+   * channels and UTIM_CAP_OVERFLOW. Zero (the default): 3 channels, no
+   * overflow.
+   */
+  uint8_t ovf;
 } utim_nrf51_timer_cfg_t;
 
 /** @brief The nRF51 TIMER driver. */
