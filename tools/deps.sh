@@ -24,6 +24,7 @@ UTIM_DEPS=(
   "cppcheck:cppcheck"
   "clang-format:clang-format"
   "python3:python3"
+  "rt-tests:cyclictest"
 )
 
 # Print the packages of UTIM_DEPS that are not installed, one a line.

@@ -25,8 +25,27 @@ typedef struct bench_cmd {
   int (*run)(int argc, char **argv); /**< argv[0] is the command word */
 } bench_cmd_t;
 
-/** @brief `utim-bench ops`. */
+/** @brief `utim-bench ops` (in the sim-board helper program, see bench/CMakeLists.txt). */
 int bench_cmd_ops(int argc, char **argv);
+
+/**
+ * @brief `utim-bench ops` in the native program: runs the helper program
+ *        BENCH_OPS_HELPER (next to this executable) with the same arguments.
+ * @return only when the helper cannot be started: 1, with a message
+ */
+int bench_cmd_ops_exec(int argc, char **argv);
+
+/** @brief `utim-bench clock`: cost of reading time, time source, drift. */
+int bench_cmd_clock(int argc, char **argv);
+
+/** @brief `utim-bench sleep`: sleep accuracy against CPU cost. */
+int bench_cmd_sleep(int argc, char **argv);
+
+/** @brief `utim-bench timeout`: callback latency of the native alarm, and cyclictest. */
+int bench_cmd_timeout(int argc, char **argv);
+
+/** @brief File name of the program that holds `ops` and the sim board. */
+#define BENCH_OPS_HELPER "utim-bench-ops"
 
 /** @brief Print "utim-bench: <msg>; see '<help>'" to stderr and return BENCH_EXIT_USAGE. */
 int bench_usage_error(const char *help_cmd, const char *fmt, ...)
@@ -37,6 +56,64 @@ int bench_usage_error(const char *help_cmd, const char *fmt, ...)
  * @return true when @p s is a decimal number in [@p lo, @p hi]
  */
 bool bench_parse_uint(const char *s, unsigned long lo, unsigned long hi, unsigned long *out);
+
+/**
+ * @brief Match option @p name at argv[*i], as "--opt VALUE" or "--opt=VALUE".
+ * @param[in,out] i index of the current argument; moved past a separate value
+ * @param[out] matched true when argv[*i] is this option (with or without a value)
+ * @return the value, or NULL when absent (then *matched tells whether the
+ *         option itself was there, without its value)
+ */
+const char *bench_opt_value(int argc, char **argv, int *i, const char *name, bool *matched);
+
+/** @brief Write @p v as a JSON number with 3 decimals, or null when !@p valid. */
+void bench_json_num(FILE *f, bool valid, double v);
+
+/** @brief Turn progress messages on when stderr is a terminal (call once per command). */
+void bench_progress_init(void);
+
+/** @brief Replace the progress line on stderr (only when bench_progress_init() found a terminal).
+ */
+void bench_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/** @brief Clear the progress line. */
+void bench_progress_done(void);
+
+/**
+ * @brief Find an executable @p name in PATH.
+ * @param[out] path its full path
+ * @return true when found
+ */
+bool bench_find_program(const char *name, char *path, size_t cap);
+
+/**
+ * @brief Where the results of one command go: the table or JSON on stdout
+ *        (or -o FILE), and optionally also the JSON in --json-out FILE.
+ */
+typedef struct bench_output {
+  bool json;            /**< --json: the JSON document instead of the table */
+  const char *out;      /**< -o/--output FILE, NULL for stdout */
+  const char *json_out; /**< --json-out FILE, NULL for none */
+} bench_output_t;
+
+/**
+ * @brief Parse one of the output options (--json, --json-out, -o/--output)
+ *        at argv[*i].
+ * @param help_cmd command named in usage errors ("utim-bench clock")
+ * @param[out] rc the exit status when the option is malformed (else untouched)
+ * @return true when argv[*i] was an output option (check @p rc for an error:
+ *         it is set >= 0 then)
+ */
+bool bench_parse_output(int argc, char **argv, int *i, const char *help_cmd, bench_output_t *o,
+                        int *rc);
+
+/**
+ * @brief Print the result: @p table or @p json to stdout / -o FILE, and
+ *        @p json to --json-out FILE as well.
+ * @return 0, or 1 after a message when a file cannot be written
+ */
+int bench_emit(const bench_output_t *o, void (*table)(FILE *f, const void *r),
+               void (*json)(FILE *f, const void *r), const void *r);
 
 /** @brief Machine description printed with every result. */
 typedef struct bench_machine {
@@ -57,6 +134,38 @@ void bench_host_stamp(bench_stamp_t *out);
 
 /** @brief Write @p s as a JSON string literal (with quotes). */
 void bench_json_string(FILE *f, const char *s);
+
+/**
+ * @brief Write the members of the "machine" object of @p m (cpu, arch,
+ *        compiler, build, tsc, tsc_invariant, tsc_hz), without braces.
+ */
+void bench_json_machine_fields(FILE *f, const bench_machine_t *m);
+
+/** @brief Print the machine lines of a table header (cpu, tsc, compiler). */
+void bench_print_machine(FILE *f, const bench_machine_t *m);
+
+/** @brief Summary statistics of a sample. */
+typedef struct bench_stats {
+  size_t n;      /**< samples */
+  double min;    /**< smallest */
+  double max;    /**< largest */
+  double mean;   /**< arithmetic mean */
+  double median; /**< middle value (mean of the two middle ones for even n) */
+  double p99;    /**< 99th percentile (nearest rank) */
+  double stddev; /**< standard deviation (population, divides by n) */
+} bench_stats_t;
+
+/**
+ * @brief Statistics of @p v[0..n); sorts @p v in place. All fields are 0
+ *        when @p n is 0.
+ */
+void bench_stats(double *v, size_t n, bench_stats_t *out);
+
+/**
+ * @brief Write the common row fields "median","mean","p99","max","min",
+ *        "stddev","n" of @p s (no leading comma, no braces).
+ */
+void bench_json_stats(FILE *f, const bench_stats_t *s);
 
 /**
  * @brief Find valgrind in PATH.

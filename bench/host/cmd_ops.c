@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "bench_host.h"
 
@@ -86,29 +85,6 @@ static void ops_usage(FILE *f) {
       BENCH_SIM_ACCESS_COST_NS, OPS_DEFAULT_RUNS, OPS_DEFAULT_ITERS);
 }
 
-/* Accepts "--opt VALUE" and "--opt=VALUE"; returns the value or NULL when absent. */
-static const char *opt_value(int argc, char **argv, int *i, const char *name, bool *matched) {
-  size_t n = strlen(name);
-  const char *a = argv[*i];
-  *matched = false;
-  if (strncmp(a, name, n) != 0) {
-    return NULL;
-  }
-  if (a[n] == '=') {
-    *matched = true;
-    return a + n + 1;
-  }
-  if (a[n] != '\0') {
-    return NULL;
-  }
-  *matched = true;
-  if (*i + 1 >= argc) {
-    return NULL;
-  }
-  *i += 1;
-  return argv[*i];
-}
-
 /* Returns -1 to continue, else the exit status. */
 static int parse(int argc, char **argv, ops_opts_t *o) {
   *o = (ops_opts_t){.json = false,
@@ -132,14 +108,14 @@ static int parse(int argc, char **argv, ops_opts_t *o) {
       o->callgrind = false;
     } else if (strcmp(a, "--callgrind-child") == 0) {
       o->child = true; /* internal: the run under callgrind */
-    } else if ((v = opt_value(argc, argv, &i, "--runs", &m)) != NULL || m) {
+    } else if ((v = bench_opt_value(argc, argv, &i, "--runs", &m)) != NULL || m) {
       if (v == NULL) {
         return bench_usage_error(OPS_HELP, "option '--runs' needs a value");
       }
       if (!bench_parse_uint(v, 1, 1000, &o->runs)) {
         return bench_usage_error(OPS_HELP, "--runs needs a number from 1 to 1000, got '%s'", v);
       }
-    } else if ((v = opt_value(argc, argv, &i, "--iterations", &m)) != NULL || m) {
+    } else if ((v = bench_opt_value(argc, argv, &i, "--iterations", &m)) != NULL || m) {
       if (v == NULL) {
         return bench_usage_error(OPS_HELP, "option '--iterations' needs a value");
       }
@@ -147,13 +123,13 @@ static int parse(int argc, char **argv, ops_opts_t *o) {
         return bench_usage_error(OPS_HELP,
                                  "--iterations needs a number from 1 to 1000000000, got '%s'", v);
       }
-    } else if ((v = opt_value(argc, argv, &i, "--json-out", &m)) != NULL || m) {
+    } else if ((v = bench_opt_value(argc, argv, &i, "--json-out", &m)) != NULL || m) {
       if (v == NULL || *v == '\0') {
         return bench_usage_error(OPS_HELP, "option '--json-out' needs a file name");
       }
       o->json_out = v;
-    } else if ((v = opt_value(argc, argv, &i, "--output", &m)) != NULL || m ||
-               (v = opt_value(argc, argv, &i, "-o", &m)) != NULL || m) {
+    } else if ((v = bench_opt_value(argc, argv, &i, "--output", &m)) != NULL || m ||
+               (v = bench_opt_value(argc, argv, &i, "-o", &m)) != NULL || m) {
       if (v == NULL || *v == '\0') {
         return bench_usage_error(OPS_HELP, "option '-o/--output' needs a file name");
       }
@@ -167,23 +143,6 @@ static int parse(int argc, char **argv, ops_opts_t *o) {
     }
   }
   return -1;
-}
-
-static bool progress_on;
-
-static void progress(const char *fmt, const char *a, const char *b, const char *c) {
-  if (progress_on) {
-    fprintf(stderr, "\r\033[K");
-    fprintf(stderr, fmt, a, b, c);
-    fflush(stderr);
-  }
-}
-
-static void progress_done(void) {
-  if (progress_on) {
-    fprintf(stderr, "\r\033[K");
-    fflush(stderr);
-  }
 }
 
 /* The callgrind child: the same preparation and loops, once each, nothing printed. */
@@ -243,27 +202,10 @@ static const ops_result_t *hapi_of(const ops_report_t *r, size_t t, unsigned c) 
   return NULL;
 }
 
-static void json_num(FILE *f, bool valid, double v) {
-  if (valid) {
-    fprintf(f, "%.3f", v);
-  } else {
-    fputs("null", f);
-  }
-}
-
 static void print_json(FILE *f, const ops_report_t *r) {
   const bench_machine_t *m = r->m;
-  fputs("{\"benchmark\":\"ops\",\"machine\":{\"cpu\":", f);
-  bench_json_string(f, m->cpu);
-  fputs(",\"arch\":", f);
-  bench_json_string(f, m->arch);
-  fputs(",\"compiler\":", f);
-  bench_json_string(f, m->compiler);
-  fputs(",\"build\":", f);
-  bench_json_string(f, m->build);
-  fprintf(f, ",\"tsc\":%s,\"tsc_invariant\":%s,\"tsc_hz\":", m->tsc ? "true" : "false",
-          m->tsc_invariant ? "true" : "false");
-  json_num(f, m->tsc, m->tsc_hz);
+  fputs("{\"benchmark\":\"ops\",\"machine\":{", f);
+  bench_json_machine_fields(f, m);
   fprintf(f, ",\"callgrind\":%s,\"callgrind_note\":", r->have_instr ? "true" : "false");
   bench_json_string(f, r->cg_note);
   if (r->have_instr) {
@@ -272,15 +214,15 @@ static void print_json(FILE *f, const ops_report_t *r) {
     fputs(",\"callgrind_iterations\":null", f);
   }
   fprintf(f, ",\"runs\":%lu,\"iterations\":%lu,\"baseline_ns\":", r->o->runs, r->o->iters);
-  json_num(f, true, r->base_ns);
+  bench_json_num(f, true, r->base_ns);
   fputs(",\"baseline_tsc_ticks\":", f);
-  json_num(f, m->tsc, r->base_ticks);
+  bench_json_num(f, m->tsc, r->base_ticks);
   fputs(",\"port\":\"sim\",\"port_lock_unlock\":{\"ns\":", f);
-  json_num(f, true, r->port.ns);
+  bench_json_num(f, true, r->port.ns);
   fputs(",\"tsc_ticks\":", f);
-  json_num(f, m->tsc, r->port.ticks);
+  bench_json_num(f, m->tsc, r->port.ticks);
   fputs(",\"instructions\":", f);
-  json_num(f, r->have_instr, r->port.instr);
+  bench_json_num(f, r->have_instr, r->port.instr);
   fprintf(f, "},\"sim_access_cost_ns\":%u,\"drivers\":{", BENCH_SIM_ACCESS_COST_NS);
   for (size_t t = 0; t < OPS_NTARGETS; t++) {
     fprintf(f, "%s\"%s\":", t ? "," : "", targets[t].set->driver);
@@ -298,13 +240,13 @@ static void print_json(FILE *f, const ops_report_t *r) {
               first ? "" : ",", bench_op_name(k->op), api_name(k->path), instance_name(k->path),
               targets[t].set->driver);
       first = false;
-      json_num(f, true, x->ns);
+      bench_json_num(f, true, x->ns);
       fputs(",\"tsc_ticks\":", f);
-      json_num(f, m->tsc, x->ticks);
+      bench_json_num(f, m->tsc, x->ticks);
       fputs(",\"instructions\":", f);
-      json_num(f, r->have_instr, x->instr);
+      bench_json_num(f, r->have_instr, x->instr);
       fputs(",\"extra_instructions\":", f);
-      json_num(f, r->have_instr && k->path != BENCH_PATH_HAPI, x->instr - h->instr);
+      bench_json_num(f, r->have_instr && k->path != BENCH_PATH_HAPI, x->instr - h->instr);
       fputs("}", f);
     }
   }
@@ -427,19 +369,19 @@ int bench_cmd_ops(int argc, char **argv) {
       return 1;
     }
   }
-  progress_on = isatty(2) != 0;
+  bench_progress_init();
 
   ops_report_t r;
   bench_machine_t m;
   memset(&r, 0, sizeof r);
   r.o = &o;
   r.m = &m;
-  progress("%s%s%s", "calibrating the TSC", "", "");
+  bench_progress("calibrating the TSC");
   bench_machine_probe(&m);
 
   char err[512];
   if (bench_sim_setup(err, sizeof err) != 0) {
-    progress_done();
+    bench_progress_done();
     fprintf(stderr, BENCH_PROG ": %s\n", err);
     return 1;
   }
@@ -447,7 +389,7 @@ int bench_cmd_ops(int argc, char **argv) {
     unsigned bad = 0;
     int e = bench_ops_check(targets[t].set, targets[t].hz, 16u, &bad);
     if (e != 0) {
-      progress_done();
+      bench_progress_done();
       fprintf(stderr, BENCH_PROG ": ops: %s %s %s failed with %d before measuring\n",
               targets[t].set->driver, bench_op_name(targets[t].set->cases[bad].op),
               bench_path_name(targets[t].set->cases[bad].path), e);
@@ -465,14 +407,14 @@ int bench_cmd_ops(int argc, char **argv) {
   }
   const uint32_t iters = (uint32_t)o.iters;
   /* One untimed run first: page faults and cold caches belong to no case. */
-  progress("%s%s%s", "timing the empty loop", "", "");
+  bench_progress("timing the empty loop");
   bench_loop_baseline(iters);
   bench_time_runs(bench_loop_baseline, iters, (unsigned)o.runs, bench_host_stamp, d0, d1);
   uint64_t base0 = bench_median_u64(d0, (unsigned)o.runs);
   uint64_t base1 = bench_median_u64(d1, (unsigned)o.runs);
   r.base_ns = (double)base0 / (double)iters;
   r.base_ticks = (double)base1 / (double)iters;
-  progress("%s%s%s", "timing the port lock", "", "");
+  bench_progress("timing the port lock");
   bench_loop_port_lock(iters);
   bench_time_runs(bench_loop_port_lock, iters, (unsigned)o.runs, bench_host_stamp, d0, d1);
   r.port.ns = per_call(bench_median_u64(d0, (unsigned)o.runs), base0, iters);
@@ -481,9 +423,9 @@ int bench_cmd_ops(int argc, char **argv) {
     const bench_ops_set_t *s = targets[t].set;
     for (unsigned c = 0; c < OPS_NCASES; c++) {
       const bench_case_t *k = &s->cases[c];
-      progress("timing %s %s %s", s->driver, bench_op_name(k->op), bench_path_name(k->path));
+      bench_progress("timing %s %s %s", s->driver, bench_op_name(k->op), bench_path_name(k->path));
       if (bench_ops_prepare(s, targets[t].hz) != 0) {
-        progress_done();
+        bench_progress_done();
         fprintf(stderr, BENCH_PROG ": ops: cannot prepare the %s instance\n", s->driver);
         free(d0);
         free(d1);
@@ -505,7 +447,7 @@ int bench_cmd_ops(int argc, char **argv) {
     snprintf(r.cg_note, sizeof r.cg_note,
              "not available (valgrind not found in PATH): instruction columns empty");
   } else {
-    progress("%s%s%s", "counting instructions under callgrind", "", "");
+    bench_progress("counting instructions under callgrind");
     r.cg_iters = o.iters < OPS_CALLGRIND_ITERS ? o.iters : OPS_CALLGRIND_ITERS;
     char iters_arg[32];
     snprintf(iters_arg, sizeof iters_arg, "%lu", r.cg_iters);
@@ -545,7 +487,7 @@ int bench_cmd_ops(int argc, char **argv) {
       }
     }
   }
-  progress_done();
+  bench_progress_done();
   if (o.json) {
     print_json(out, &r);
   } else {

@@ -24,7 +24,8 @@ int bench_usage_error(const char *help_cmd, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   fputs(BENCH_PROG ": ", stderr);
-  vfprintf(stderr, fmt, ap);
+  /* va_start is right above: clang-tidy 14's analyzer misreads it here. */
+  vfprintf(stderr, fmt, ap); // NOLINT(clang-analyzer-valist.Uninitialized)
   va_end(ap);
   fprintf(stderr, "; see '%s --help'\n", help_cmd);
   return BENCH_EXIT_USAGE;
@@ -136,6 +137,150 @@ void bench_machine_probe(bench_machine_t *m) {
 #endif
 }
 
+const char *bench_opt_value(int argc, char **argv, int *i, const char *name, bool *matched) {
+  size_t n = strlen(name);
+  const char *a = argv[*i];
+  *matched = false;
+  if (strncmp(a, name, n) != 0) {
+    return NULL;
+  }
+  if (a[n] == '=') {
+    *matched = true;
+    return a + n + 1;
+  }
+  if (a[n] != '\0') {
+    return NULL;
+  }
+  *matched = true;
+  if (*i + 1 >= argc) {
+    return NULL;
+  }
+  *i += 1;
+  return argv[*i];
+}
+
+void bench_json_num(FILE *f, bool valid, double v) {
+  if (valid) {
+    fprintf(f, "%.3f", v);
+  } else {
+    fputs("null", f);
+  }
+}
+
+static bool progress_on;
+
+void bench_progress_init(void) {
+  progress_on = isatty(2) != 0;
+}
+
+void bench_progress(const char *fmt, ...) {
+  if (progress_on) {
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "\r\033[K");
+    vfprintf(stderr, fmt, ap); // NOLINT(clang-analyzer-valist.Uninitialized): as above
+    va_end(ap);
+    fflush(stderr);
+  }
+}
+
+void bench_progress_done(void) {
+  if (progress_on) {
+    fprintf(stderr, "\r\033[K");
+    fflush(stderr);
+  }
+}
+
+bool bench_parse_output(int argc, char **argv, int *i, const char *help_cmd, bench_output_t *o,
+                        int *rc) {
+  const char *a = argv[*i];
+  bool m = false;
+  const char *v;
+  if (strcmp(a, "--json") == 0) {
+    o->json = true;
+  } else if ((v = bench_opt_value(argc, argv, i, "--json-out", &m)) != NULL || m) {
+    if (v == NULL || *v == '\0') {
+      *rc = bench_usage_error(help_cmd, "option '--json-out' needs a file name");
+    }
+    o->json_out = v;
+  } else if ((v = bench_opt_value(argc, argv, i, "--output", &m)) != NULL || m ||
+             (v = bench_opt_value(argc, argv, i, "-o", &m)) != NULL || m) {
+    if (v == NULL || *v == '\0') {
+      *rc = bench_usage_error(help_cmd, "option '-o/--output' needs a file name");
+    }
+    o->out = v;
+  } else if (strncmp(a, "-o", 2) == 0 && a[2] != '\0') {
+    o->out = a + 2;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+int bench_emit(const bench_output_t *o, void (*table)(FILE *f, const void *r),
+               void (*json)(FILE *f, const void *r), const void *r) {
+  FILE *out = stdout;
+  if (o->out != NULL && strcmp(o->out, "-") != 0) {
+    out = fopen(o->out, "w");
+    if (out == NULL) {
+      fprintf(stderr, BENCH_PROG ": cannot open '%s' for writing: %s\n", o->out, strerror(errno));
+      return 1;
+    }
+  }
+  if (o->json) {
+    json(out, r);
+  } else {
+    table(out, r);
+  }
+  int rc = 0;
+  if (out != stdout) {
+    if (fclose(out) != 0) {
+      fprintf(stderr, BENCH_PROG ": cannot write '%s': %s\n", o->out, strerror(errno));
+      rc = 1;
+    }
+  } else if (fflush(stdout) != 0) {
+    rc = 1;
+  }
+  if (o->json_out != NULL) {
+    FILE *jf = fopen(o->json_out, "w");
+    if (jf == NULL) {
+      fprintf(stderr, BENCH_PROG ": cannot open '%s': %s\n", o->json_out, strerror(errno));
+      return 1;
+    }
+    json(jf, r);
+    if (fclose(jf) != 0) {
+      fprintf(stderr, BENCH_PROG ": cannot write '%s': %s\n", o->json_out, strerror(errno));
+      return 1;
+    }
+  }
+  return rc;
+}
+
+void bench_json_machine_fields(FILE *f, const bench_machine_t *m) {
+  fputs("\"cpu\":", f);
+  bench_json_string(f, m->cpu);
+  fputs(",\"arch\":", f);
+  bench_json_string(f, m->arch);
+  fputs(",\"compiler\":", f);
+  bench_json_string(f, m->compiler);
+  fputs(",\"build\":", f);
+  bench_json_string(f, m->build);
+  fprintf(f, ",\"tsc\":%s,\"tsc_invariant\":%s,\"tsc_hz\":", m->tsc ? "true" : "false",
+          m->tsc_invariant ? "true" : "false");
+  bench_json_num(f, m->tsc, m->tsc_hz);
+}
+
+void bench_print_machine(FILE *f, const bench_machine_t *m) {
+  fprintf(f, "  cpu:       %s (%s)\n", m->cpu, m->arch);
+  if (m->tsc) {
+    fprintf(f, "  tsc:       %.4f GHz (calibrated against CLOCK_MONOTONIC)%s\n", m->tsc_hz / 1e9,
+            m->tsc_invariant ? ", invariant" : ", not flagged invariant");
+  } else {
+    fprintf(f, "  tsc:       not available on this architecture\n");
+  }
+  fprintf(f, "  compiler:  %s, build %s\n", m->compiler, m->build);
+}
+
 void bench_json_string(FILE *f, const char *s) {
   fputc('"', f);
   for (const unsigned char *c = (const unsigned char *)s; *c != '\0'; c++) {
@@ -150,16 +295,17 @@ void bench_json_string(FILE *f, const char *s) {
   fputc('"', f);
 }
 
-bool bench_find_valgrind(char *path, size_t cap) {
+bool bench_find_program(const char *name, char *path, size_t cap) {
   const char *env = getenv("PATH");
   if (env == NULL) {
     return false;
   }
+  const size_t nlen = strlen(name);
   const char *p = env;
   while (*p != '\0') {
     size_t len = strcspn(p, ":");
-    if (len > 0u && len + sizeof "/valgrind" <= cap) {
-      snprintf(path, cap, "%.*s/valgrind", (int)len, p);
+    if (len > 0u && len + nlen + 2u <= cap) {
+      snprintf(path, cap, "%.*s/%s", (int)len, p, name);
       if (access(path, X_OK) == 0) {
         return true;
       }
@@ -170,6 +316,10 @@ bool bench_find_valgrind(char *path, size_t cap) {
     }
   }
   return false;
+}
+
+bool bench_find_valgrind(char *path, size_t cap) {
+  return bench_find_program("valgrind", path, cap);
 }
 
 /* Name of a callgrind "fn=" / "cfn=" value: "(id) name", "(id)" or "name". */

@@ -7,9 +7,23 @@
 
 #include "bench_host.h"
 
-/* New benchmarks (clock, sleep, timeout) add a line here and nothing else. */
+/*
+ * The same main() builds both programs (bench/CMakeLists.txt): utim-bench,
+ * on the native board, and its helper utim-bench-ops, on the sim board, to
+ * which `utim-bench ops` hands over. A new benchmark adds a line here.
+ */
+#define OPS_SUMMARY "cost of read, write, set and clear: uAPI vs hAPI, NOP and sim drivers"
 static const bench_cmd_t commands[] = {
-    {"ops", "cost of read, write, set and clear: uAPI vs hAPI, NOP and sim drivers", bench_cmd_ops},
+#ifdef BENCH_OPS_ONLY
+    {"ops", OPS_SUMMARY, bench_cmd_ops},
+#else
+    {"ops", OPS_SUMMARY, bench_cmd_ops_exec},
+    {"clock", "cost of reading time (TSC, clock_gettime, utim), time source, drift",
+     bench_cmd_clock},
+    {"sleep", "sleep miss and CPU: nanosleep, clock_nanosleep, busy-wait, utim sleep",
+     bench_cmd_sleep},
+    {"timeout", "alarm callback latency (native alarm) beside cyclictest", bench_cmd_timeout},
+#endif
 };
 
 static void usage(FILE *f) {

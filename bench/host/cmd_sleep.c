@@ -1,0 +1,396 @@
+/**
+ * @file cmd_sleep.c
+ * @brief `utim-bench sleep`: how late each way of sleeping wakes up, and
+ *        what CPU it burns, for 10 us, 100 us, 1 ms and 10 ms, all measured
+ *        on the same machine in the same run.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
+
+#include "bench_host.h"
+#include "board_native.h"
+#include "clocksource.h"
+#include "utim/time.h"
+
+#define SLP_HELP   BENCH_PROG " sleep"
+#define SLP_NSIZES 4u
+#define SLP_WARMUP 5u
+/* The issue's figures for utim's sleep. */
+#define SLP_FIG_1MS_MEDIAN_NS 250.0
+#define SLP_FIG_1MS_MEAN_NS   1000.0
+#define SLP_FIG_1MS_CPU       3.0
+#define SLP_FIG_10MS_CPU      1.0
+
+typedef enum slp_method {
+  SLP_NANOSLEEP = 0,
+  SLP_ABS = 1,
+  SLP_ABS_SLACK1 = 2,
+  SLP_BUSY = 3,
+  SLP_UTIM = 4,
+  SLP_NMETHODS = 5,
+} slp_method_t;
+
+static const char *const method_name[SLP_NMETHODS] = {"nanosleep", "clock_nanosleep_abs",
+                                                      "clock_nanosleep_abs_slack1ns", "busy_wait",
+                                                      "utim_sleep_until"};
+static const char *const method_what[SLP_NMETHODS] = {
+    "nanosleep(d), relative, default timer slack",
+    "clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME), default timer slack",
+    "the same with the thread's timer slack at 1 ns (PR_SET_TIMERSLACK)",
+    "spin on clock_gettime(CLOCK_MONOTONIC) until the deadline",
+    "utim_sleep_until(utim_now() + d): kernel sleep to a margin, then spin on utim_now()"};
+
+static const int64_t sizes_ns[SLP_NSIZES] = {10000, 100000, 1000000, 10000000};
+/* About 3.5 s per method in all: the whole default run of the four
+ * benchmarks has to stay under 3 minutes. */
+static const unsigned long default_samples[SLP_NSIZES] = {2000, 1000, 1000, 200};
+static const unsigned long long_samples[SLP_NSIZES] = {20000, 10000, 5000, 1000};
+
+typedef struct slp_opts {
+  bench_output_t out;
+  unsigned long samples[SLP_NSIZES];
+} slp_opts_t;
+
+typedef struct slp_row {
+  bench_stats_t miss;    /* ns */
+  double cpu_percent;    /* thread CPU time over wall time of the whole row */
+  double sleeper_cpu;    /* utim rows: the sleeper's own cpu_sum / cpu_elapsed, else < 0 */
+  int64_t margin_ns;     /* utim rows: margin at the end */
+  uint64_t late_calls;   /* utim rows: coarse sleeps that overshot the deadline */
+  unsigned long earlies; /* wake-ups before the deadline (must stay 0) */
+  int error;             /* 0, or the errno of a failing call */
+} slp_row_t;
+
+typedef struct slp_report {
+  const slp_opts_t *o;
+  bench_machine_t m;
+  slp_row_t rows[SLP_NMETHODS][SLP_NSIZES];
+  unsigned long default_slack_ns;
+  char source[64];
+} slp_report_t;
+
+static void slp_usage(FILE *f) {
+  fprintf(f, "usage: " BENCH_PROG " sleep [--json] [--json-out FILE] [-o FILE] [--samples N]\n"
+             "                         [--long]\n"
+             "\n"
+             "For 10 us, 100 us, 1 ms and 10 ms, the miss (wake-up time - deadline: mean,\n"
+             "median, p99, max) and the CPU %% of the sleeping thread (its\n"
+             "CLOCK_THREAD_CPUTIME_ID time over the wall time of the row) of:\n");
+  for (unsigned i = 0; i < SLP_NMETHODS; i++) {
+    fprintf(f, "  %-29s %s\n", method_name[i], method_what[i]);
+  }
+  fprintf(
+      f,
+      "Each method runs in a thread of its own (normal scheduling), so timer slack and\n"
+      "utim's adaptive margin start fresh; %u untimed sleeps open each row.\n"
+      "\n"
+      "options:\n"
+      "  --json           print one JSON document: {\"benchmark\":\"sleep\",\"machine\":{...},\n"
+      "                   "
+      "\"rows\":[{\"name\",\"duration_ns\",\"unit\":\"ns\",\"median\",\"mean\",\n"
+      "                   \"p99\",\"max\",\"min\",\"stddev\",\"n\",\"cpu_percent\",...}]}; the\n"
+      "                   statistics are of the miss in ns\n"
+      "  --samples N      sleeps per row, every size (default %lu/%lu/%lu/%lu for\n"
+      "                   10 us/100 us/1 ms/10 ms, %lu/%lu/%lu/%lu with --long)\n"
+      "  --long           the longer sample counts above\n"
+      "  -o, --output FILE  write the result to FILE instead of stdout\n"
+      "  --json-out FILE  also write the JSON document to FILE\n"
+      "  -h, --help       show this help\n",
+      SLP_WARMUP, default_samples[0], default_samples[1], default_samples[2], default_samples[3],
+      long_samples[0], long_samples[1], long_samples[2], long_samples[3]);
+}
+
+/* Returns -1 to continue, else the exit status. */
+static int parse(int argc, char **argv, slp_opts_t *o) {
+  *o = (slp_opts_t){0};
+  bool lng = false;
+  unsigned long fixed = 0;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    bool m = false;
+    const char *v;
+    int rc = -1;
+    if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+      slp_usage(stdout);
+      return 0;
+    }
+    if (bench_parse_output(argc, argv, &i, SLP_HELP, &o->out, &rc)) {
+      if (rc >= 0) {
+        return rc;
+      }
+    } else if (strcmp(a, "--long") == 0) {
+      lng = true;
+    } else if ((v = bench_opt_value(argc, argv, &i, "--samples", &m)) != NULL || m) {
+      if (v == NULL) {
+        return bench_usage_error(SLP_HELP, "option '--samples' needs a value");
+      }
+      if (!bench_parse_uint(v, 1, 1000000, &fixed)) {
+        return bench_usage_error(SLP_HELP, "--samples needs a number from 1 to 1000000, got '%s'",
+                                 v);
+      }
+    } else if (a[0] == '-') {
+      return bench_usage_error(SLP_HELP, "unknown option '%s'", a);
+    } else {
+      return bench_usage_error(SLP_HELP, "unexpected argument '%s'", a);
+    }
+  }
+  for (unsigned s = 0; s < SLP_NSIZES; s++) {
+    o->samples[s] = fixed != 0u ? fixed : lng ? long_samples[s] : default_samples[s];
+  }
+  return -1;
+}
+
+static int64_t clk_ns(clockid_t id) {
+  struct timespec ts;
+  (void)clock_gettime(id, &ts);
+  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static struct timespec to_ts(int64_t ns) {
+  return (struct timespec){(time_t)(ns / 1000000000), (long)(ns % 1000000000)};
+}
+
+/* One sleep of @p d by @p method; returns its miss in ns, or sets *err. */
+static int64_t sleep_once(slp_method_t method, int64_t d, int *err) {
+  int64_t deadline;
+  int64_t wake;
+  int rc = 0;
+  switch (method) {
+  case SLP_NANOSLEEP: {
+    struct timespec rel = to_ts(d);
+    deadline = clk_ns(CLOCK_MONOTONIC) + d;
+    rc = nanosleep(&rel, NULL) == 0 ? 0 : errno;
+    wake = clk_ns(CLOCK_MONOTONIC);
+    break;
+  }
+  case SLP_ABS:
+  case SLP_ABS_SLACK1: {
+    deadline = clk_ns(CLOCK_MONOTONIC) + d;
+    struct timespec abs = to_ts(deadline);
+    rc = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &abs, NULL);
+    wake = clk_ns(CLOCK_MONOTONIC);
+    break;
+  }
+  case SLP_BUSY:
+    deadline = clk_ns(CLOCK_MONOTONIC) + d;
+    do {
+      wake = clk_ns(CLOCK_MONOTONIC);
+    } while (wake < deadline);
+    break;
+  case SLP_UTIM:
+  default:
+    rc = -utim_sleep_until(utim_now() + d);
+    /* The sleeper's own record: its wake time is its first read at or
+     * after the deadline, the same definition as the rows above. */
+    deadline = utim_port_sleeper()->last.deadline;
+    wake = utim_port_sleeper()->last.wake;
+    break;
+  }
+  if (rc != 0 && *err == 0) {
+    *err = rc;
+  }
+  return wake - deadline;
+}
+
+typedef struct slp_job {
+  slp_report_t *r;
+  slp_method_t method;
+} slp_job_t;
+
+static void *method_thread(void *arg) {
+  slp_job_t *j = arg;
+  slp_report_t *r = j->r;
+  const slp_method_t method = j->method;
+  if (method == SLP_ABS_SLACK1) {
+    (void)prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+  }
+  if (method == SLP_UTIM) {
+    (void)utim_port_sleeper(); /* learns this thread's wake-up latency (untimed) */
+  }
+  unsigned long nmax = 0;
+  for (unsigned s = 0; s < SLP_NSIZES; s++) {
+    nmax = r->o->samples[s] > nmax ? r->o->samples[s] : nmax;
+  }
+  double *miss = calloc(nmax, sizeof *miss);
+  for (unsigned s = 0; s < SLP_NSIZES; s++) {
+    slp_row_t *row = &r->rows[method][s];
+    row->sleeper_cpu = -1.0;
+    if (miss == NULL) {
+      row->error = ENOMEM;
+      continue;
+    }
+    const int64_t d = sizes_ns[s];
+    bench_progress("sleep: %s, %lld us, %lu sleeps", method_name[method], (long long)(d / 1000),
+                   r->o->samples[s]);
+    for (unsigned k = 0; k < SLP_WARMUP; k++) {
+      (void)sleep_once(method, d, &row->error);
+    }
+    if (method == SLP_UTIM) {
+      utim_sleeper_reset_stats(utim_port_sleeper());
+    }
+    const int64_t cpu0 = clk_ns(CLOCK_THREAD_CPUTIME_ID);
+    const int64_t w0 = clk_ns(CLOCK_MONOTONIC);
+    for (unsigned long k = 0; k < r->o->samples[s]; k++) {
+      int64_t m = sleep_once(method, d, &row->error);
+      if (m < 0) {
+        row->earlies++;
+      }
+      miss[k] = (double)m;
+    }
+    const int64_t w1 = clk_ns(CLOCK_MONOTONIC);
+    const int64_t cpu1 = clk_ns(CLOCK_THREAD_CPUTIME_ID);
+    row->cpu_percent = w1 > w0 ? 100.0 * (double)(cpu1 - cpu0) / (double)(w1 - w0) : 0.0;
+    bench_stats(miss, r->o->samples[s], &row->miss);
+    if (method == SLP_UTIM) {
+      utim_sleep_stats_t st;
+      if (utim_sleeper_stats(utim_port_sleeper(), &st) == 0 && st.cpu_elapsed > 0) {
+        row->sleeper_cpu = 100.0 * (double)st.cpu_sum / (double)st.cpu_elapsed;
+        row->margin_ns = st.margin;
+        row->late_calls = st.late_calls;
+      }
+    }
+  }
+  if (method == SLP_NANOSLEEP) {
+    int slack = prctl(PR_GET_TIMERSLACK, 0UL, 0UL, 0UL, 0UL);
+    r->default_slack_ns = slack > 0 ? (unsigned long)slack : 0u;
+  }
+  free(miss);
+  return NULL;
+}
+
+static void print_json(FILE *f, const void *rp) {
+  const slp_report_t *r = rp;
+  fputs("{\"benchmark\":\"sleep\",\"machine\":{", f);
+  bench_json_machine_fields(f, &r->m);
+  fprintf(f, ",\"default_timer_slack_ns\":%lu,\"time_source\":", r->default_slack_ns);
+  bench_json_string(f, r->source);
+  fputs(",\"policy\":\"SCHED_OTHER\"},\n\"rows\":[", f);
+  bool first = true;
+  for (unsigned s = 0; s < SLP_NSIZES; s++) {
+    for (unsigned mth = 0; mth < SLP_NMETHODS; mth++) {
+      const slp_row_t *row = &r->rows[mth][s];
+      fprintf(f, "%s\n{\"name\":\"%s\",\"duration_ns\":%lld,\"unit\":\"ns\",", first ? "" : ",",
+              method_name[mth], (long long)sizes_ns[s]);
+      first = false;
+      bench_json_stats(f, &row->miss);
+      fputs(",\"cpu_percent\":", f);
+      bench_json_num(f, true, row->cpu_percent);
+      fprintf(f, ",\"early\":%lu,\"error\":%d", row->earlies, row->error);
+      if (mth == SLP_UTIM) {
+        fputs(",\"sleeper_cpu_percent\":", f);
+        bench_json_num(f, row->sleeper_cpu >= 0.0, row->sleeper_cpu);
+        fprintf(f, ",\"margin_ns\":%lld,\"late_calls\":%llu", (long long)row->margin_ns,
+                (unsigned long long)row->late_calls);
+      }
+      fputs("}", f);
+    }
+  }
+  fputs("\n]}\n", f);
+}
+
+static const char *verdict(bool ok) {
+  return ok ? "met" : "NOT met";
+}
+
+static void print_table(FILE *f, const void *rp) {
+  const slp_report_t *r = rp;
+  fprintf(f, "utim-bench sleep: miss (wake-up - deadline) and CPU of the sleeping thread\n");
+  bench_print_machine(f, &r->m);
+  fprintf(f,
+          "  threads:   one per method, SCHED_OTHER; default timer slack %lu ns; utim time "
+          "source %s\n",
+          r->default_slack_ns, r->source);
+  for (unsigned i = 0; i < SLP_NMETHODS; i++) {
+    fprintf(f, "  %-29s %s\n", method_name[i], method_what[i]);
+  }
+  for (unsigned s = 0; s < SLP_NSIZES; s++) {
+    char head[64];
+    if (sizes_ns[s] >= 1000000) {
+      snprintf(head, sizeof head, "sleep %lld ms (%lu sleeps)", (long long)(sizes_ns[s] / 1000000),
+               r->o->samples[s]);
+    } else {
+      snprintf(head, sizeof head, "sleep %lld us (%lu sleeps)", (long long)(sizes_ns[s] / 1000),
+               r->o->samples[s]);
+    }
+    fprintf(f, "\n%-42s %10s %10s %10s %10s %7s\n", head, "mean us", "median us", "p99 us",
+            "max us", "CPU %");
+    for (unsigned mth = 0; mth < SLP_NMETHODS; mth++) {
+      const slp_row_t *row = &r->rows[mth][s];
+      fprintf(f, "  %-40s %10.3f %10.3f %10.3f %10.3f %7.2f", method_name[mth],
+              row->miss.mean / 1e3, row->miss.median / 1e3, row->miss.p99 / 1e3,
+              row->miss.max / 1e3, row->cpu_percent);
+      if (row->error != 0) {
+        fprintf(f, "  (error: %s)", strerror(row->error));
+      }
+      if (row->earlies != 0u) {
+        fprintf(f, "  (%lu woke EARLY)", row->earlies);
+      }
+      fputc('\n', f);
+    }
+  }
+  const slp_row_t *u1 = &r->rows[SLP_UTIM][2];
+  const slp_row_t *u10 = &r->rows[SLP_UTIM][3];
+  fprintf(f, "\nutim sleeper's own accounting (cpu_sum / cpu_elapsed): ");
+  for (unsigned s = 0; s < SLP_NSIZES; s++) {
+    fprintf(f, "%s%lld us %.2f %%", s ? ", " : "", (long long)(sizes_ns[s] / 1000),
+            r->rows[SLP_UTIM][s].sleeper_cpu);
+  }
+  fprintf(f, "; margin at the end %.3f us\n", (double)u10->margin_ns / 1e3);
+  fprintf(f, "\nfigures of the issue for utim_sleep_until (reported, not asserted):\n");
+  fprintf(f, "  1 ms: median miss <= 0.25 us: %.3f us  %s\n", u1->miss.median / 1e3,
+          verdict(u1->miss.median <= SLP_FIG_1MS_MEDIAN_NS));
+  fprintf(f, "  1 ms: mean miss <= 1 us:      %.3f us  %s\n", u1->miss.mean / 1e3,
+          verdict(u1->miss.mean <= SLP_FIG_1MS_MEAN_NS));
+  fprintf(f, "  1 ms: CPU <= 3 %%:             %.2f %%  %s\n", u1->cpu_percent,
+          verdict(u1->cpu_percent <= SLP_FIG_1MS_CPU));
+  fprintf(f, "  10 ms: CPU <= 1 %%:            %.2f %%  %s\n", u10->cpu_percent,
+          verdict(u10->cpu_percent <= SLP_FIG_10MS_CPU));
+}
+
+int bench_cmd_sleep(int argc, char **argv) {
+  slp_opts_t o;
+  int rc = parse(argc, argv, &o);
+  if (rc >= 0) {
+    return rc;
+  }
+  bench_progress_init();
+  slp_report_t *r = calloc(1, sizeof *r);
+  if (r == NULL) {
+    fprintf(stderr, BENCH_PROG ": out of memory\n");
+    return 1;
+  }
+  r->o = &o;
+  bench_progress("calibrating the TSC, choosing the time source");
+  bench_machine_probe(&r->m);
+  native_board_init();
+  (void)utim_clocksource_init();
+  snprintf(r->source, sizeof r->source, "%s", utim_clocksource_name());
+
+  for (unsigned mth = 0; mth < SLP_NMETHODS; mth++) {
+    slp_job_t job = {r, (slp_method_t)mth};
+    pthread_t th;
+    pthread_attr_t attr;
+    (void)pthread_attr_init(&attr);
+    /* Normal scheduling on purpose: what an ordinary program gets. The
+     * kernel ignores timer slack for real-time threads. */
+    (void)pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+    (void)pthread_attr_setschedpolicy(&attr, SCHED_OTHER);
+    int e = pthread_create(&th, &attr, method_thread, &job);
+    (void)pthread_attr_destroy(&attr);
+    if (e != 0) {
+      bench_progress_done();
+      fprintf(stderr, BENCH_PROG ": sleep: cannot start a thread: %s\n", strerror(e));
+      free(r);
+      return 1;
+    }
+    (void)pthread_join(th, NULL);
+  }
+  bench_progress_done();
+  rc = bench_emit(&o.out, print_table, print_json, r);
+  free(r);
+  return rc;
+}

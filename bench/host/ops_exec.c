@@ -1,0 +1,44 @@
+/**
+ * @file ops_exec.c
+ * @brief `utim-bench ops` in the native program: hand over to the helper
+ *        program that links the sim board (see bench/CMakeLists.txt for why
+ *        there are two programs).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench_host.h"
+
+int bench_cmd_ops_exec(int argc, char **argv) {
+  char self[4096];
+  ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1u);
+  if (len <= 0) {
+    fprintf(stderr, BENCH_PROG ": ops: cannot find this program's path: %s\n", strerror(errno));
+    return 1;
+  }
+  self[len] = '\0';
+  char *slash = strrchr(self, '/');
+  size_t dir = slash != NULL ? (size_t)(slash - self) + 1u : 0u;
+  char helper[sizeof self + sizeof BENCH_OPS_HELPER];
+  snprintf(helper, sizeof helper, "%.*s%s", (int)dir, self, BENCH_OPS_HELPER);
+
+  /* The helper's own main() dispatches argv[1], as this program's does. */
+  char **args = calloc((size_t)argc + 2u, sizeof *args);
+  if (args == NULL) {
+    fprintf(stderr, BENCH_PROG ": out of memory\n");
+    return 1;
+  }
+  args[0] = helper;
+  for (int i = 0; i < argc; i++) {
+    args[i + 1] = argv[i];
+  }
+  args[argc + 1] = NULL;
+  fflush(NULL);
+  execv(helper, args);
+  fprintf(stderr, BENCH_PROG ": ops: cannot run '%s' (built with utim-bench): %s\n", helper,
+          strerror(errno));
+  free((void *)args);
+  return 1;
+}
