@@ -3,10 +3,16 @@
 #
 # Installs what is missing (tools/deps.sh), builds preset `host`, then runs
 # each benchmark of `benches` below with build/host/bench/utim-bench: the
-# table goes to the terminal, the JSON to results/<name>.json. Extra
-# arguments are passed to every benchmark run (e.g. --long).
+# table goes to the terminal, the JSON to results/<name>.json. Progress lines
+# appear on stderr when it is a terminal.
 #
-# Usage: bash tools/bench.sh [args for utim-bench...]
+# Default run: about 2 minutes of measuring (ops ~5 s, clock ~60 s: its
+# background drift measurement of utim_now() against CLOCK_MONOTONIC_RAW runs
+# for the one minute the issue asks for, sleep ~20 s, timeout ~30 s with
+# cyclictest), kept under 3 minutes. --long: more runs and samples everywhere
+# (about 6 minutes).
+#
+# Usage: bash tools/bench.sh [--long] [args for every utim-bench run...]
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -17,7 +23,35 @@ source "$root/tools/deps.sh"
 # The benchmarks, in the order they run: adding one is one word here.
 benches=(
   ops
+  clock
+  sleep
+  timeout
 )
+
+long=0
+extra=()
+for a in "$@"; do
+  if [[ "$a" == "--long" ]]; then
+    long=1
+  else
+    extra+=("$a")
+  fi
+done
+
+# Per-benchmark arguments. clock: the drift over one minute in every run
+# (utim-bench's own default is 10 s). --long: `ops` has no --long, more runs
+# is what makes its medians steadier.
+bench_args() {
+  local a=""
+  [[ "$1" == clock ]] && a="--drift-seconds 60"
+  if ((long)); then
+    case "$1" in
+      ops) a="$a --runs 61" ;;
+      *) a="$a --long" ;;
+    esac
+  fi
+  echo "$a"
+}
 
 utim_install_deps
 cmake --preset host </dev/null
@@ -29,8 +63,12 @@ mkdir -p "$results"
 
 # One measurement per benchmark: the table goes to the terminal and the same
 # result, as JSON, to results/<name>.json.
+start=$SECONDS
 for name in "${benches[@]}"; do
+  read -r -a args <<<"$(bench_args "$name")"
   echo "==== bench $name"
-  "$bench_bin" "$name" --json-out "$results/$name.json" "$@" </dev/null
-  echo "==== bench $name: JSON in results/$name.json"
+  t0=$SECONDS
+  "$bench_bin" "$name" --json-out "$results/$name.json" "${args[@]}" "${extra[@]}" </dev/null
+  echo "==== bench $name: JSON in results/$name.json ($((SECONDS - t0)) s)"
 done
+echo "==== all benchmarks: $((SECONDS - start)) s"
