@@ -57,6 +57,7 @@ set(_board_lib utim_board_${UTIM_BOARD})
 file(GLOB _board_src CONFIGURE_DEPENDS ${_b}/*.c)
 list(REMOVE_ITEM _board_src ${_b}/board.c)
 add_library(${_board_lib} STATIC ${UTIM_BOARD_C} ${_board_src} ${_cm}/cortexm.c ${_cm}/port.c
+  ${_cm}/exposure.c
   ${_cm}/sleep_mcu.c)
 target_include_directories(${_board_lib} PUBLIC ${_board_h_dir} ${_b} ${_cm}
   # board.c prints its exposure table with the harness's th_printf().

@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "cortexm.h"
+#include "exposure.h"
 #include "harness.h"
 #include "sleep_mcu.h"
 #include "utim/chain.h"
@@ -185,90 +186,28 @@ const mcu_sleep_board_t mcu_sleep_board = {
 
 /* ---- exposure table ("Table 2") ------------------------------------------- */
 
-/* One timer of the chip: its compare channels, and what utim makes of it. */
-typedef struct microbit_exposure {
-  const char *timer;   /* the chip's timer */
-  unsigned chip_ch;    /* its compare channels */
-  unsigned exposed;    /* utim instance index, or MICROBIT_INSTANCE_COUNT when not exposed */
-  const char *comment; /* why not exposed, or what the instance offers */
-} microbit_exposure_t;
-
-static const microbit_exposure_t microbit_exposure[] = {
-    {"TIMER0 (8/16/24/32-bit up, 16 MHz / 2^0..9)", 4u, MICROBIT_IDX_TIMER0,
+static const cortexm_exposure_t microbit_exposure[] = {
+    {"TIMER0 (8/16/24/32-bit up, 16 MHz / 2^0..9)", 4u, &microbit_timer0,
      "CC[3] reserved for counter reads (capture task)"},
-    {"TIMER1 (8/16-bit up)", 4u, MICROBIT_IDX_CHAIN32,
+    {"TIMER1 (8/16-bit up)", 4u, &microbit_chain32,
      "low half of NRF51_CHAIN32, software carry: QEMU 7.2 has no PPI; 16 bits (chip limit), "
      "CC[3] reads, CC[2] = 0 is the wrap"},
-    {"TIMER2 (8/16-bit up)", 4u, MICROBIT_IDX_CHAIN32,
+    {"TIMER2 (8/16-bit up)", 4u, &microbit_chain32,
      "high half of NRF51_CHAIN32, software carry: QEMU 7.2 has no PPI; stopped, holds the "
      "carries"},
-    {"RTC0 (24-bit up, LFCLK 32768 Hz)", 3u, MICROBIT_INSTANCE_COUNT,
+    {"RTC0 (24-bit up, LFCLK 32768 Hz)", 3u, NULL,
      "not modelled by QEMU 7.2 (0x4000B000 is unimplemented I/O)"},
-    {"RTC1 (24-bit up, LFCLK 32768 Hz)", 4u, MICROBIT_INSTANCE_COUNT,
+    {"RTC1 (24-bit up, LFCLK 32768 Hz)", 4u, NULL,
      "not modelled by QEMU 7.2 (0x40011000 is unimplemented I/O)"},
-    {"WDT (watchdog)", 0u, MICROBIT_INSTANCE_COUNT,
-     "a watchdog, and not modelled by QEMU 7.2 (0x40010000)"},
+    {"WDT (watchdog)", 0u, NULL, "a watchdog, and not modelled by QEMU 7.2 (0x40010000)"},
 };
 
-/* th_printf() pads numbers only: columns are padded here. */
-static void microbit_put_col(const char *s, unsigned width) {
-  unsigned n = 0u;
-  for (; s[n] != '\0'; n++) {
-  }
-  th_printf("%s", s);
-  for (; n < width; n++) {
-    th_printf(" ");
-  }
-}
-
-static void microbit_put_row(const char *timer, const char *chip_ch, const char *inst,
-                             const char *inst_ch, const char *note) {
-  th_printf("# ");
-  microbit_put_col(timer, 46u);
-  microbit_put_col(chip_ch, 4u);
-  microbit_put_col(inst, 14u);
-  microbit_put_col(inst_ch, 4u);
-  th_printf("%s\n", note);
-}
-
 void board_print_exposure(void) {
-  unsigned chip_t = 0u;
-  unsigned chip_c = 0u;
-  unsigned exp_t = 0u;
-  unsigned exp_c = 0u;
-  const unsigned n = sizeof microbit_exposure / sizeof microbit_exposure[0];
-  char a[8];
-  char b[8];
-
-  th_printf("# Table 2, board %s: timers (channels) on the chip vs exposed by utim\n",
-            utim_board.name);
-  microbit_put_row("chip timer", "ch", "utim instance", "ch", "note");
-  for (unsigned i = 0u; i < n; i++) {
-    const microbit_exposure_t *e = &microbit_exposure[i];
-    const utim_periph_t *p =
-        e->exposed < MICROBIT_INSTANCE_COUNT ? microbit_instances[e->exposed] : NULL;
-    bool first = true; /* a chain spans two rows; its channels count once */
-    for (unsigned j = 0u; j < i; j++) {
-      first = first && microbit_exposure[j].exposed != e->exposed;
-    }
-    chip_t++;
-    chip_c += e->chip_ch;
-    (void)th_snprintf(a, sizeof a, "%u", e->chip_ch);
-    if (p != NULL) {
-      exp_t++;
-      exp_c += first ? utim_channels(p) : 0u;
-      (void)th_snprintf(b, sizeof b, "%u", utim_channels(p));
-      microbit_put_row(e->timer, a, utim_name(p), b, e->comment);
-    } else {
-      microbit_put_row(e->timer, a, "-", "-", e->comment);
-    }
-  }
-  th_printf("# total: %u timers (%u channels) on the chip, %u timers (%u channels) exposed\n",
-            chip_t, chip_c, exp_t, exp_c);
+  cortexm_print_exposure(microbit_exposure, sizeof microbit_exposure / sizeof microbit_exposure[0],
+                         46u);
   th_printf("# not on the chip: SysTick (the nRF51's Cortex-M0 is built without it; QEMU 7.2 maps "
             "one anyway, not exposed)\n");
   th_printf("# chained instance: NRF51_CHAIN32 = TIMER1 (low) + TIMER2 (high), chain driver with "
             "software carry; hardware chaining needs PPI (TIMERn COMPARE -> TIMERm COUNT), not "
             "modelled by QEMU 7.2 (0x4001F000 is unimplemented I/O)\n");
-  th_printf("# timers exposed counts chip timers in use; channels count each instance once\n");
 }

@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "cortexm.h"
+#include "exposure.h"
 #include "harness.h"
 #include "sleep_mcu.h"
 #include "utim/chain.h"
@@ -229,79 +230,22 @@ const mcu_sleep_board_t mcu_sleep_board = {
 
 /* ---- exposure table ("Table 2") ------------------------------------------- */
 
-/* One timer of the chip: its compare channels, and what utim makes of it. */
-typedef struct mps2_exposure {
-  const char *timer;   /* the chip's timer */
-  unsigned chip_ch;    /* its compare channels */
-  unsigned exposed;    /* utim instance index, or MPS2_INSTANCE_COUNT when not exposed */
-  const char *comment; /* why not exposed, or what the instance offers */
-} mps2_exposure_t;
-
-static const mps2_exposure_t mps2_exposure[] = {
-    {"CMSDK APB TIMER0 (32-bit down, IRQ at 0)", 0u, MPS2_IDX_TIMER0,
-     "overflow; no compare register"},
-    {"CMSDK APB TIMER1 (32-bit down, IRQ at 0)", 0u, MPS2_IDX_TIMER1,
-     "overflow; no compare register"},
-    {"CMSDK dual timer, Timer1 (32/16-bit down)", 0u, MPS2_IDX_CHAIN64,
+static const cortexm_exposure_t mps2_exposure[] = {
+    {"CMSDK APB TIMER0 (32-bit down, IRQ at 0)", 0u, &mps2_timer0, "overflow; no compare register"},
+    {"CMSDK APB TIMER1 (32-bit down, IRQ at 0)", 0u, &mps2_timer1, "overflow; no compare register"},
+    {"CMSDK dual timer, Timer1 (32/16-bit down)", 0u, &mps2_chain64,
      "low half of the 64-bit chain; no compare register"},
-    {"CMSDK dual timer, Timer2 (32/16-bit down)", 0u, MPS2_IDX_CHAIN64,
+    {"CMSDK dual timer, Timer2 (32/16-bit down)", 0u, &mps2_chain64,
      "high half: counts Timer1's wraps (software carry; no hardware link)"},
-    {"SysTick (24-bit down, exception at 0)", 0u, MPS2_IDX_SYSTICK,
-     "overflow; no compare register"},
-    {"CMSDK APB watchdog", 0u, MPS2_INSTANCE_COUNT,
+    {"SysTick (24-bit down, exception at 0)", 0u, &mps2_systick, "overflow; no compare register"},
+    {"CMSDK APB watchdog", 0u, NULL,
      "a watchdog: interrupt on NMI, second timeout resets; not a timer for applications"},
-    {"DWT CYCCNT (32-bit cycle counter)", 0u, MPS2_INSTANCE_COUNT,
+    {"DWT CYCCNT (32-bit cycle counter)", 0u, NULL,
      "not modelled by QEMU 7.2 (DWT_CTRL and CYCCNT read as 0)"},
 };
 
-/* th_printf() pads numbers only: columns are padded here. */
-static void mps2_put_col(const char *s, unsigned width) {
-  unsigned n = 0u;
-  for (; s[n] != '\0'; n++) {
-  }
-  th_printf("%s", s);
-  for (; n < width; n++) {
-    th_printf(" ");
-  }
-}
-
-static void mps2_put_row(const char *timer, const char *chip_ch, const char *inst,
-                         const char *inst_ch, const char *note) {
-  th_printf("# ");
-  mps2_put_col(timer, 44u);
-  mps2_put_col(chip_ch, 4u);
-  mps2_put_col(inst, 16u);
-  mps2_put_col(inst_ch, 4u);
-  th_printf("%s\n", note);
-}
-
 void board_print_exposure(void) {
-  unsigned chip_t = 0u;
-  unsigned chip_c = 0u;
-  unsigned exp_t = 0u;
-  unsigned exp_c = 0u;
-  const unsigned n = sizeof mps2_exposure / sizeof mps2_exposure[0];
-  char a[8];
-  char b[8];
-
-  th_printf("# Table 2, board %s: timers (channels) on the chip vs exposed by utim\n",
-            utim_board.name);
-  mps2_put_row("chip timer", "ch", "utim instance", "ch", "note");
-  for (unsigned i = 0u; i < n; i++) {
-    const mps2_exposure_t *e = &mps2_exposure[i];
-    const utim_periph_t *p = e->exposed < MPS2_INSTANCE_COUNT ? mps2_instances[e->exposed] : NULL;
-    chip_t++;
-    chip_c += e->chip_ch;
-    (void)th_snprintf(a, sizeof a, "%u", e->chip_ch);
-    if (p != NULL) {
-      exp_t++;
-      exp_c += utim_channels(p);
-      (void)th_snprintf(b, sizeof b, "%u", utim_channels(p));
-      mps2_put_row(e->timer, a, utim_name(p), b, e->comment);
-    } else {
-      mps2_put_row(e->timer, a, "-", "-", e->comment);
-    }
-  }
-  th_printf("# total: %u timers (%u channels) on the chip, %u timers (%u channels) exposed\n",
-            chip_t, chip_c, exp_t, exp_c);
+  cortexm_print_exposure(mps2_exposure, sizeof mps2_exposure / sizeof mps2_exposure[0], 44u);
+  th_printf("# chained instance: MPS2_CHAIN64 = dual timer Timer1 (low) + Timer2 (high), chain "
+            "driver with software carry; the chip has no hardware link between timers\n");
 }

@@ -1,0 +1,64 @@
+/*
+ * The exposure table shared by the Cortex-M boards; each board lists its
+ * chip's timers and prints its own notes after the table.
+ */
+#include "exposure.h"
+
+#include <stdbool.h>
+
+#include "harness.h"
+
+/* th_printf() pads numbers only: columns are padded here. */
+static void put_col(const char *s, unsigned width) {
+  unsigned n = 0u;
+  for (; s[n] != '\0'; n++) {
+  }
+  th_printf("%s", s);
+  for (; n < width; n++) {
+    th_printf(" ");
+  }
+}
+
+static void put_row(unsigned timer_col, const char *timer, const char *chip_ch, const char *inst,
+                    const char *inst_ch, const char *note) {
+  th_printf("# ");
+  put_col(timer, timer_col);
+  put_col(chip_ch, 4u);
+  put_col(inst, 16u);
+  put_col(inst_ch, 4u);
+  th_printf("%s\n", note);
+}
+
+void cortexm_print_exposure(const cortexm_exposure_t *rows, unsigned n, unsigned timer_col) {
+  unsigned chip_t = 0u;
+  unsigned chip_c = 0u;
+  unsigned exp_t = 0u;
+  unsigned exp_c = 0u;
+  char a[8];
+  char b[8];
+
+  th_printf("# Table 2, board %s: timers (channels) on the chip vs exposed by utim\n",
+            utim_board.name);
+  put_row(timer_col, "chip timer", "ch", "utim instance", "ch", "note");
+  for (unsigned i = 0u; i < n; i++) {
+    const cortexm_exposure_t *e = &rows[i];
+    chip_t++;
+    chip_c += e->chip_ch;
+    (void)th_snprintf(a, sizeof a, "%u", e->chip_ch);
+    if (e->inst == NULL) {
+      put_row(timer_col, e->timer, a, "-", "-", e->comment);
+      continue;
+    }
+    bool first = true; /* a chain spans two rows; its channels count once */
+    for (unsigned j = 0u; j < i; j++) {
+      first = first && rows[j].inst != e->inst;
+    }
+    exp_t++;
+    exp_c += first ? utim_channels(e->inst) : 0u;
+    (void)th_snprintf(b, sizeof b, "%u", utim_channels(e->inst));
+    put_row(timer_col, e->timer, a, utim_name(e->inst), b, e->comment);
+  }
+  th_printf("# total: %u timers (%u channels) on the chip, %u timers (%u channels) exposed\n",
+            chip_t, chip_c, exp_t, exp_c);
+  th_printf("# timers exposed counts chip timers in use; channels count each instance once\n");
+}
