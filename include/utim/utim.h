@@ -267,10 +267,20 @@ static inline uint64_t utim_read(const utim_periph_t *p) {
  */
 static inline int utim_write(const utim_periph_t *p, uint64_t value) {
   const uint32_t props = p->props;
+  const unsigned ws = UTIM_PROPS_WSHIFT(props);
   /* value >> (width - 1) > 1 <=> value > 2^width - 1, valid for width 64 too */
-  if ((value >> UTIM_PROPS_WSHIFT(props)) > 1u) {
+#if UINTPTR_MAX <= 0xffffffffu
+  /* 32-bit targets: in word halves, no 64-bit shift routine */
+  const uint32_t hi = (uint32_t)(value >> 32);
+  const uint32_t lo = (uint32_t)value;
+  if (ws < 32u ? (hi != 0u || (lo >> ws) > 1u) : (hi >> (ws - 32u)) > 1u) {
     return -ERANGE;
   }
+#else
+  if ((value >> ws) > 1u) {
+    return -ERANGE;
+  }
+#endif
   /* The capability bit, not a NULL test: it shares the load of props. */
   if ((UTIM_PROPS_CAPS(props) & UTIM_CAP_WRITE) == 0u) {
     return -ENOTSUP;
