@@ -19,7 +19,7 @@
 set(UTIM_BOARD "" CACHE STRING "Board of the cross build (a folder of boards/)")
 if(NOT UTIM_BOARD OR NOT EXISTS ${CMAKE_SOURCE_DIR}/boards/${UTIM_BOARD}/board.cmake)
   message(FATAL_ERROR "cross build: set UTIM_BOARD to a folder of boards/ with a board.cmake "
-    "(mps2-an385, microbit), e.g. cmake --preset mps2-an385")
+    "(mps2-an385, microbit, netduinoplus2), e.g. cmake --preset mps2-an385")
 endif()
 include(${CMAKE_SOURCE_DIR}/boards/${UTIM_BOARD}/board.cmake)
 if(NOT UTIM_CPU STREQUAL UTIM_BOARD_CPU)

@@ -3,12 +3,12 @@
 #
 # Installs what is missing (tools/deps.sh), then configures, builds and runs
 # ctest for each preset in UTIM_TEST_PRESETS (default: host host-asan
-# mps2-an385 microbit; the last two are Cortex-M boards cross-built with
-# arm-none-eabi-gcc whose tests run under qemu-system-arm). Every preset runs
-# even when an earlier one failed, so one run shows everything. After each
-# preset's ctest, the reports its tests wrote (build/<preset>/reports/*.txt:
-# size report, ...) and the closing lines of the QEMU runs
-# (build/<preset>/logs/*.log) are printed.
+# mps2-an385 microbit netduinoplus2; the last three are Cortex-M boards
+# cross-built with arm-none-eabi-gcc whose tests run under qemu-system-arm).
+# Every preset runs even when an earlier one failed, so one run shows
+# everything. After each preset's ctest, the reports its tests wrote
+# (build/<preset>/reports/*.txt: size report, ...) and the closing lines of
+# the QEMU runs (build/<preset>/logs/*.log) are printed.
 #
 # Ends with one line "N passed, N failed": the sum of ctest's results over
 # the presets. A failed build adds one failure (its tests that did build
@@ -25,7 +25,7 @@ cd "$root"
 # shellcheck source=tools/deps.sh
 source "$root/tools/deps.sh"
 
-read -r -a presets <<<"${UTIM_TEST_PRESETS:-host host-asan mps2-an385 microbit}"
+read -r -a presets <<<"${UTIM_TEST_PRESETS:-host host-asan mps2-an385 microbit netduinoplus2}"
 jobs=${UTIM_JOBS:-2}
 # Per-test limit for tests that set none themselves; keeps a hung test from
 # eating CI's time.

@@ -1,6 +1,6 @@
 /**
  * @file cortexm.h
- * @brief Code shared by the Cortex-M boards (mps2-an385, microbit): interrupt
+ * @brief Code shared by the Cortex-M boards (mps2-an385, microbit, netduinoplus2): interrupt
  *        routing from the vector table to the drivers' dispatchers, NVIC
  *        access, the console, and ending a run through ARM semihosting.
  *
@@ -40,7 +40,7 @@ typedef void (*cortexm_isr_t)(const utim_periph_t *p);
 
 /** @brief One interrupt line routed to a driver dispatcher for one instance. */
 typedef struct cortexm_irq_route {
-  int32_t irqn;           /**< NVIC line 0..31, or CORTEXM_IRQN_SYSTICK */
+  int32_t irqn;           /**< NVIC line 0..239, or CORTEXM_IRQN_SYSTICK */
   cortexm_isr_t isr;      /**< the driver's dispatcher */
   const utim_periph_t *p; /**< the instance handed to it */
 } cortexm_irq_route_t;
@@ -77,7 +77,8 @@ void cortexm_console_putc(char c);
 /**
  * @name NVIC access
  * The NVIC registers are the same on ARMv6-M and ARMv7-M (set/clear enable
- * and pending, one bit a line, 32 lines a word).
+ * and pending, one bit a line, 32 lines a word; ARMv6-M has only the first
+ * word, which is all a line below 32 touches).
  * @{
  */
 /** @brief NVIC Interrupt Set-Enable Register 0. */
@@ -89,19 +90,19 @@ void cortexm_console_putc(char c);
 /** @brief NVIC Interrupt Clear-Pending Register 0. */
 #define CORTEXM_NVIC_ICPR0 (*(volatile uint32_t *)0xE000E280u)
 
-/** @brief Enable NVIC line @p irqn (0..31). */
+/** @brief Enable NVIC line @p irqn (0..239; 32 lines a register word). */
 static inline void cortexm_nvic_enable(unsigned irqn) {
-  CORTEXM_NVIC_ISER0 = 1u << (irqn & 31u);
+  (&CORTEXM_NVIC_ISER0)[irqn >> 5] = 1u << (irqn & 31u);
 }
 
-/** @brief Disable NVIC line @p irqn (0..31). */
+/** @brief Disable NVIC line @p irqn (0..239). */
 static inline void cortexm_nvic_disable(unsigned irqn) {
-  CORTEXM_NVIC_ICER0 = 1u << (irqn & 31u);
+  (&CORTEXM_NVIC_ICER0)[irqn >> 5] = 1u << (irqn & 31u);
 }
 
-/** @brief Drop a pending request of NVIC line @p irqn (0..31). */
+/** @brief Drop a pending request of NVIC line @p irqn (0..239). */
 static inline void cortexm_nvic_clear_pending(unsigned irqn) {
-  CORTEXM_NVIC_ICPR0 = 1u << (irqn & 31u);
+  (&CORTEXM_NVIC_ICPR0)[irqn >> 5] = 1u << (irqn & 31u);
 }
 /** @} */
 
