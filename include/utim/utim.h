@@ -7,6 +7,10 @@
  * frequency given to utim_init(), with utim_channels() compare channels and,
  * where the hardware has it, an overflow interrupt.
  *
+ * Time values, tick/ns conversions and the precise sleep
+ * (utim_sleep_until(), utim_sleep_for()) are declared in utim/time.h, which
+ * this header includes.
+ *
  * @par Errors
  * Functions return 0 or a negative errno value. An error never changes any
  * state of the instance.
