@@ -1107,9 +1107,17 @@ static void t_stopped(const utim_periph_t *p) {
     TH_EQ(utim_set_periodic(p, ch, 2u * d), 0);
     tb_wait_ticks(p, 20u * d);
     TH_EQ(ct_nev, 0);
+    uint64_t s0 = utim_read(p); /* stopped: where counting resumes */
     TH_EQ(utim_start(p), 0);
     tb_wait_ticks(p, 5u * d);
-    TH_EQ(ct_nev, 2);
+    /* Matches at 2d and 4d after the start; a third only if the wait ran
+     * past 6d (a real-time host can overrun a wait), never early. */
+    if (TH_CHECKF(ct_nev >= 2u, "%u callbacks", ct_nev)) {
+      TH_CHECK(ct_dist(p, s0, ct_ev[0].at) >= 2u * d);
+      TH_CHECK(ct_dist(p, s0, ct_ev[1].at) >= 4u * d);
+      TH_CHECKF(ct_nev == 2u || ct_dist(p, s0, ct_ev[2].at) >= 6u * d, "third at 0x%llx",
+                (unsigned long long)ct_ev[2].at);
+    }
     TH_EQ(utim_clear(p, ch), 0);
   }
 }
@@ -1329,10 +1337,14 @@ static void t_replace(const utim_periph_t *p) {
     ct_ev_reset();
     TH_EQ(utim_set_periodic(p, ch, near), 0);
     s = utim_read(p);
+    /* Counted from the re-arm on: a host stall before it may let the
+     * periodic setting fire once, legitimately. */
+    ct_phase = CT_IN;
     TH_EQ(utim_set_rel(p, ch, far), 0);
+    ct_phase = CT_AFTER;
     tb_wait_ticks(p, 3u * far);
-    if (TH_CHECKF(ct_nev == 1u, "%u callbacks", ct_nev)) {
-      TH_CHECK(ct_dist(p, s, ct_ev[0].at) >= far);
+    if (TH_CHECKF(ct_count_from(CT_IN) == 1u, "%u callbacks", ct_count_from(CT_IN))) {
+      TH_CHECK(ct_dist(p, s, ct_first_at(CT_IN)) >= far);
     }
 
     th_context("%s ch %u one-shot->periodic", utim_name(p), ch);
@@ -1387,7 +1399,16 @@ static void t_replace(const utim_periph_t *p) {
 
 /* One relative arming of @p n ticks; checks the documented bound. With
  * @p adv > 0, @p adv ticks pass before register access @p k of the call. */
-static void ct_rel_once(const utim_periph_t *p, unsigned ch, uint64_t n, unsigned k, uint64_t adv) {
+/*
+ * One relative arming and its callback. Returns false, without recording a
+ * failure, when @p may_retry and the callback was only late: on a board that
+ * runs in real time on a shared host (no race injection) the scheduler can
+ * stall the interrupt context for milliseconds, which a repeat tells apart
+ * from a real delay (a full wrap, a lost event), which repeats. Early or
+ * extra callbacks are always failures.
+ */
+static bool ct_rel_try(const utim_periph_t *p, unsigned ch, uint64_t n, unsigned k, uint64_t adv,
+                       bool may_retry) {
   ct_ev_reset();
   uint64_t s = utim_read(p);
   if (adv > 0u) {
@@ -1404,16 +1425,27 @@ static void ct_rel_once(const utim_periph_t *p, unsigned ch, uint64_t n, unsigne
   unsigned got = ct_count_from(CT_IN);
   if (got == 1u) {
     uint64_t at = ct_dist(p, s, ct_first_at(CT_IN));
+    if (may_retry && at > bound) {
+      th_note("set_rel(%llu) fired %llu ticks after the call began (bound %llu): late, "
+              "measuring again",
+              (unsigned long long)n, (unsigned long long)at, (unsigned long long)bound);
+      return false;
+    }
     TH_CHECKF(at >= n && at <= bound,
               "set_rel(%llu) fired %llu ticks after the call began (bound %llu, call took %llu)",
               (unsigned long long)n, (unsigned long long)at, (unsigned long long)bound,
               (unsigned long long)ct_dist(p, s, e));
-    return;
+    return true;
   }
   if (got == 0u) {
     /* Find out whether it fires at all, e.g. a full wrap late. */
     uint64_t w = ct_wrap_or(p, tb_long_wait_ticks(p));
     tb_wait_ticks(p, w);
+    if (may_retry && ct_nev == 1u) {
+      th_note("set_rel(%llu): callback only after %llu ticks: late, measuring again",
+              (unsigned long long)n, (unsigned long long)bound);
+      return false;
+    }
     TH_CHECKF(false, "set_rel(%llu) at 0x%llx: no callback within %llu ticks; %s",
               (unsigned long long)n, (unsigned long long)s, (unsigned long long)bound,
               ct_nev > 0u ? "it fired later (a wrap late?)" : "none even after a wrap");
@@ -1421,9 +1453,19 @@ static void ct_rel_once(const utim_periph_t *p, unsigned ch, uint64_t n, unsigne
       th_note("late callback at 0x%llx", (unsigned long long)ct_ev[0].at);
     }
     TH_EQ(utim_clear(p, ch), 0);
-    return;
+    return true;
   }
   TH_CHECKF(false, "set_rel(%llu): %u callbacks", (unsigned long long)n, got);
+  return true;
+}
+
+static void ct_rel_once(const utim_periph_t *p, unsigned ch, uint64_t n, unsigned k, uint64_t adv) {
+  const unsigned tries = tb_race_supported() ? 1u : 3u;
+  for (unsigned t = 0; t < tries; t++) {
+    if (ct_rel_try(p, ch, n, k, adv, t + 1u < tries)) {
+      return;
+    }
+  }
 }
 
 static void t_rel(const utim_periph_t *p) {
