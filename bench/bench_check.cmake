@@ -6,19 +6,7 @@
 # Prints TAP lines and "N passed, N failed"; fails when any check fails. Never checks speed.
 cmake_minimum_required(VERSION 3.20)
 
-set(n 0)
-set(passed 0)
-set(failed 0)
-macro(check cond_var what)
-  math(EXPR n "${n} + 1")
-  if(${cond_var})
-    math(EXPR passed "${passed} + 1")
-    message("ok ${n} - ${what}")
-  else()
-    math(EXPR failed "${failed} + 1")
-    message("not ok ${n} - ${what}")
-  endif()
-endmacro()
+include(${CMAKE_CURRENT_LIST_DIR}/bench_tap.cmake)
 
 if(MODE STREQUAL "smoke")
   execute_process(COMMAND ${BENCH} ops --runs 3 --iterations 1000 --no-callgrind --json
@@ -141,7 +129,4 @@ else()
   message(FATAL_ERROR "MODE must be smoke or cli")
 endif()
 
-message("${passed} passed, ${failed} failed")
-if(failed GREATER 0)
-  message(FATAL_ERROR "${failed} check(s) failed")
-endif()
+tap_finish()

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "utim_bench.h"
 
@@ -48,6 +49,12 @@ int bench_cmd_timeout(int argc, char **argv);
 #define BENCH_OPS_HELPER "utim-bench-ops"
 
 /** @brief Print "utim-bench: <msg>; see '<help>'" to stderr and return BENCH_EXIT_USAGE. */
+/**
+ * @brief clock_gettime(@p id) in ns (0 when the clock cannot be read).
+ * @param id a POSIX clock, e.g. CLOCK_MONOTONIC or CLOCK_THREAD_CPUTIME_ID
+ */
+int64_t bench_clock_ns(clockid_t id);
+
 int bench_usage_error(const char *help_cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 

@@ -144,12 +144,6 @@ static int parse(int argc, char **argv, slp_opts_t *o) {
   return -1;
 }
 
-static int64_t clk_ns(clockid_t id) {
-  struct timespec ts;
-  (void)clock_gettime(id, &ts);
-  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 static struct timespec to_ts(int64_t ns) {
   return (struct timespec){(time_t)(ns / 1000000000), (long)(ns % 1000000000)};
 }
@@ -162,23 +156,23 @@ static int64_t sleep_once(slp_method_t method, int64_t d, int *err) {
   switch (method) {
   case SLP_NANOSLEEP: {
     struct timespec rel = to_ts(d);
-    deadline = clk_ns(CLOCK_MONOTONIC) + d;
+    deadline = bench_clock_ns(CLOCK_MONOTONIC) + d;
     rc = nanosleep(&rel, NULL) == 0 ? 0 : errno;
-    wake = clk_ns(CLOCK_MONOTONIC);
+    wake = bench_clock_ns(CLOCK_MONOTONIC);
     break;
   }
   case SLP_ABS:
   case SLP_ABS_SLACK1: {
-    deadline = clk_ns(CLOCK_MONOTONIC) + d;
+    deadline = bench_clock_ns(CLOCK_MONOTONIC) + d;
     struct timespec abs = to_ts(deadline);
     rc = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &abs, NULL);
-    wake = clk_ns(CLOCK_MONOTONIC);
+    wake = bench_clock_ns(CLOCK_MONOTONIC);
     break;
   }
   case SLP_BUSY:
-    deadline = clk_ns(CLOCK_MONOTONIC) + d;
+    deadline = bench_clock_ns(CLOCK_MONOTONIC) + d;
     do {
-      wake = clk_ns(CLOCK_MONOTONIC);
+      wake = bench_clock_ns(CLOCK_MONOTONIC);
     } while (wake < deadline);
     break;
   case SLP_UTIM:
@@ -232,8 +226,8 @@ static void *method_thread(void *arg) {
     if (method == SLP_UTIM) {
       utim_sleeper_reset_stats(utim_port_sleeper());
     }
-    const int64_t cpu0 = clk_ns(CLOCK_THREAD_CPUTIME_ID);
-    const int64_t w0 = clk_ns(CLOCK_MONOTONIC);
+    const int64_t cpu0 = bench_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+    const int64_t w0 = bench_clock_ns(CLOCK_MONOTONIC);
     for (unsigned long k = 0; k < r->o->samples[s]; k++) {
       int64_t m = sleep_once(method, d, &row->error);
       if (m < 0) {
@@ -241,8 +235,8 @@ static void *method_thread(void *arg) {
       }
       miss[k] = (double)m;
     }
-    const int64_t w1 = clk_ns(CLOCK_MONOTONIC);
-    const int64_t cpu1 = clk_ns(CLOCK_THREAD_CPUTIME_ID);
+    const int64_t w1 = bench_clock_ns(CLOCK_MONOTONIC);
+    const int64_t cpu1 = bench_clock_ns(CLOCK_THREAD_CPUTIME_ID);
     row->cpu_percent = w1 > w0 ? 100.0 * (double)(cpu1 - cpu0) / (double)(w1 - w0) : 0.0;
     bench_stats(miss, r->o->samples[s], &row->miss);
     if (method == SLP_UTIM) {

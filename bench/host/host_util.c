@@ -45,10 +45,16 @@ bool bench_parse_uint(const char *s, unsigned long lo, unsigned long hi, unsigne
   return true;
 }
 
-static uint64_t mono_ns(void) {
+int64_t bench_clock_ns(clockid_t id) {
   struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+  if (clock_gettime(id, &ts) != 0) {
+    return 0;
+  }
+  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static uint64_t mono_ns(void) {
+  return (uint64_t)bench_clock_ns(CLOCK_MONOTONIC);
 }
 
 static uint64_t tsc_read(void) {

@@ -21,6 +21,14 @@
 #include "utim_native_alarm.h"
 #include "utim_native_counter.h"
 
+int64_t native_clock_ns(clockid_t id) {
+  struct timespec ts;
+  if (clock_gettime(id, &ts) != 0) {
+    return 0;
+  }
+  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 enum {

@@ -33,10 +33,18 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/**
+ * @brief clock_gettime(@p id) in ns (0 when the clock cannot be read); the
+ *        one conversion of a struct timespec the native board and its tests use.
+ * @param id a POSIX clock, e.g. CLOCK_MONOTONIC_RAW
+ */
+int64_t native_clock_ns(clockid_t id);
 
 /** @brief How the CPU counter's frequency was obtained. */
 typedef enum native_tsc_source {

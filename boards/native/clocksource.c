@@ -16,6 +16,8 @@
 
 #include "clocksource.h"
 
+#include "board_native.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -116,14 +118,6 @@ static pthread_once_t cs_once = PTHREAD_ONCE_INIT;
 
 /* ---- raw reads --------------------------------------------------------------- */
 
-static int64_t sys_ns(clockid_t c) {
-  struct timespec ts;
-  if (clock_gettime(c, &ts) != 0) {
-    return 0;
-  }
-  return (int64_t)ts.tv_sec * UTIM_NS_PER_S + ts.tv_nsec;
-}
-
 /*
  * The counter read after every earlier instruction has completed, for the
  * calibration brackets and the cross-CPU check.
@@ -140,7 +134,7 @@ static inline uint64_t counter_ordered(void) {
   return v;
 #else
   /* No CPU counter here (never used as one): a ns clock keeps the code uniform. */
-  return (uint64_t)sys_ns(CLOCK_MONOTONIC_RAW);
+  return (uint64_t)native_clock_ns(CLOCK_MONOTONIC_RAW);
 #endif
 }
 
@@ -157,7 +151,7 @@ static cs_sample_t take_sample(int tries) {
   cs_sample_t best = {0u, 0, UINT64_MAX};
   for (int i = 0; i < tries; i++) {
     uint64_t t1 = counter_ordered();
-    int64_t r = sys_ns(CLOCK_MONOTONIC_RAW);
+    int64_t r = native_clock_ns(CLOCK_MONOTONIC_RAW);
     uint64_t t2 = counter_ordered();
     uint64_t w = t2 - t1;
     if (w < best.width) {
@@ -310,7 +304,7 @@ utim_ns_t utim__now_slow(void) {
     int64_t v;
     uint64_t t = 0u;
     if (s.mode == MODE_CLOCK) {
-      v = sys_ns((clockid_t)s.clk) + s.base_ns;
+      v = native_clock_ns((clockid_t)s.clk) + s.base_ns;
     } else {
       t = utim__cs_counter();
       v = eval_counter(&s, t);
@@ -506,7 +500,7 @@ static void *sync_thread(void *arg) {
       /* The other side may be waiting for a CPU: give ours up now and then. */
       if ((++spins & 0xffu) == 0u) {
         (void)sched_yield();
-        if (sys_ns(CLOCK_MONOTONIC) > c->deadline) {
+        if (native_clock_ns(CLOCK_MONOTONIC) > c->deadline) {
           __atomic_store_n(&c->abort, 1u, __ATOMIC_RELAXED);
           return NULL;
         }
@@ -528,7 +522,7 @@ static void *sync_thread(void *arg) {
 static int sync_pair(int cpu0, int cpu1, uint64_t *back, uint32_t *rounds) {
   sync_ctx_t ctx = {0};
   ctx.last = counter_ordered();
-  ctx.deadline = sys_ns(CLOCK_MONOTONIC) + SYNC_LIMIT_NS;
+  ctx.deadline = native_clock_ns(CLOCK_MONOTONIC) + SYNC_LIMIT_NS;
   sync_arg_t args[2] = {{&ctx, 0u}, {&ctx, 1u}};
   pthread_t th[2];
   int cpus[2] = {cpu0, cpu1};
@@ -732,7 +726,8 @@ static int calibrate(void) {
     sync_check(id);
   }
   int64_t end = a.raw + CAL_WINDOW_NS;
-  for (int64_t r = sys_ns(CLOCK_MONOTONIC_RAW); r < end; r = sys_ns(CLOCK_MONOTONIC_RAW)) {
+  for (int64_t r = native_clock_ns(CLOCK_MONOTONIC_RAW); r < end;
+       r = native_clock_ns(CLOCK_MONOTONIC_RAW)) {
     struct timespec ts = {0, (long)(end - r)};
     (void)nanosleep(&ts, NULL);
   }
@@ -791,7 +786,7 @@ static int switch_to(int id, bool keep) {
     int64_t old = keep ? utim_now() : 0;
     n.mode = MODE_CLOCK;
     n.clk = (int32_t)c;
-    n.base_ns = keep ? old + SWITCH_GUARD_NS - sys_ns(c) : 0;
+    n.base_ns = keep ? old + SWITCH_GUARD_NS - native_clock_ns(c) : 0;
     n.limit = 0u;
   }
   publish(&n);
@@ -1092,7 +1087,7 @@ static void offset_sample(int64_t *offset, int64_t *width) {
   int64_t best_w = INT64_MAX;
   for (int i = 0; i < 8; i++) {
     int64_t n1 = utim_now();
-    int64_t r = sys_ns(CLOCK_MONOTONIC_RAW);
+    int64_t r = native_clock_ns(CLOCK_MONOTONIC_RAW);
     int64_t n2 = utim_now();
     if (n2 - n1 < best_w) {
       best_w = n2 - n1;
@@ -1116,10 +1111,10 @@ int utim_clocksource_drift(utim_ns_t duration, utim_ns_t period, utim_cs_drift_t
   offset_sample(&off, &w);
   out->offset_start = off;
   out->bracket = w;
-  int64_t start = sys_ns(CLOCK_MONOTONIC_RAW);
+  int64_t start = native_clock_ns(CLOCK_MONOTONIC_RAW);
   int64_t end = start + duration;
   for (;;) {
-    int64_t r = sys_ns(CLOCK_MONOTONIC_RAW);
+    int64_t r = native_clock_ns(CLOCK_MONOTONIC_RAW);
     if (r >= end) {
       break;
     }
@@ -1135,7 +1130,7 @@ int utim_clocksource_drift(utim_ns_t duration, utim_ns_t period, utim_cs_drift_t
   offset_sample(&off, &w);
   out->samples++;
   out->offset_end = off;
-  out->elapsed = sys_ns(CLOCK_MONOTONIC_RAW) - start;
+  out->elapsed = native_clock_ns(CLOCK_MONOTONIC_RAW) - start;
   out->drift = out->offset_end - out->offset_start;
   out->max_dev = utim_ns_max(out->max_dev, utim_ns_abs(out->drift));
   out->bracket = w > out->bracket ? w : out->bracket;

@@ -48,12 +48,6 @@ static _Atomic uint64_t g_spins;
 static _Atomic uint64_t g_spin_ns = NATIVE_IRQ_SPIN_NS;
 static pthread_t g_thread;
 
-static int64_t now_ns(void) {
-  struct timespec ts;
-  (void)clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 /*
  * Busy-wait for the next event, watching the alarms' lock-free next-event
  * times so that re-arming, clearing or an earlier event is noticed without
@@ -68,7 +62,7 @@ static void spin_towards(unsigned na, int64_t spin) {
       int64_t t = utim_native_alarm_next(g_alarms[i]);
       next = t < next ? t : next;
     }
-    int64_t now = now_ns();
+    int64_t now = native_clock_ns(CLOCK_MONOTONIC);
     if (next == INT64_MAX || now >= next || next - now > spin) {
       return;
     }
@@ -117,7 +111,7 @@ static void *irq_thread(void *arg) {
     }
     utim_port_unlock(key);
     int64_t spin = (int64_t)atomic_load_explicit(&g_spin_ns, memory_order_relaxed);
-    if (earliest != INT64_MAX && earliest - now_ns() <= spin) {
+    if (earliest != INT64_MAX && earliest - native_clock_ns(CLOCK_MONOTONIC) <= spin) {
       spin_towards(na, spin);
       continue;
     }

@@ -31,14 +31,6 @@
 #define MEASURE_NS    25000000u
 #define BRACKET_TRIES 32u
 
-static uint64_t raw_ns(void) {
-  struct timespec ts;
-  if (clock_gettime(CLOCK_MONOTONIC_RAW, &ts) != 0) {
-    return 0u;
-  }
-  return (uint64_t)ts.tv_sec * NS_PER_S + (uint64_t)ts.tv_nsec;
-}
-
 static uint64_t cpu_count(void) {
 #if defined(__x86_64__)
   return utim_native_rdtsc_ordered();
@@ -61,9 +53,9 @@ typedef struct sample {
 static sample_t take_sample(void) {
   sample_t best = {0u, 0u, UINT64_MAX};
   for (unsigned i = 0; i < BRACKET_TRIES; i++) {
-    uint64_t t0 = raw_ns();
+    uint64_t t0 = (uint64_t)native_clock_ns(CLOCK_MONOTONIC_RAW);
     uint64_t c = cpu_count();
-    uint64_t t1 = raw_ns();
+    uint64_t t1 = (uint64_t)native_clock_ns(CLOCK_MONOTONIC_RAW);
     if (t1 >= t0 && t1 - t0 < best.width) {
       best.count = c;
       best.ns = t0 + (t1 - t0) / 2u;

@@ -8,23 +8,15 @@
 
 #include "cortexm.h"
 
-/* Top of the stack, from linker.ld. */
-extern uint32_t __stack_top[];
-
 #define STM32F405_NUM_IRQ 96u
-
-typedef void (*vector_t)(void);
-
-/* Eight vector entries of @p h (the table is written out; no GNU ranges). */
-#define CORTEXM_VECTORS_8(h) h, h, h, h, h, h, h, h
 
 /* Referenced by linker.ld (KEEP, EXTERN) so --gc-sections keeps it and the
  * archive member is linked. */
-extern const vector_t cortexm_vectors[16u + STM32F405_NUM_IRQ];
+extern const cortexm_vector_t cortexm_vectors[16u + STM32F405_NUM_IRQ];
 
 __attribute__((section(".vectors"), used))
-const vector_t cortexm_vectors[16u + STM32F405_NUM_IRQ] = {
-    [0] = (vector_t)(uintptr_t)__stack_top,
+const cortexm_vector_t cortexm_vectors[16u + STM32F405_NUM_IRQ] = {
+    [0] = (cortexm_vector_t)(uintptr_t)__stack_top,
     [1] = cortexm_reset,
     [2] = cortexm_fault,         /* NMI */
     [3] = cortexm_fault,         /* HardFault */

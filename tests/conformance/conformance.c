@@ -411,6 +411,20 @@ static bool ct_init_start(const utim_periph_t *p, uint32_t hz) {
   return ct_init(p, hz) && TH_EQ(utim_start(p), 0);
 }
 
+/*
+ * Common start of the channel tests: name the instance in failure messages,
+ * skip it when it has no channels, else initialise it at the test frequency
+ * and start it. Returns whether the test goes on.
+ */
+static bool ct_begin_channels(const utim_periph_t *p) {
+  th_context("%s", utim_name(p));
+  if (utim_channels(p) == 0u) {
+    th_skip("no channels");
+    return false;
+  }
+  return ct_init_start(p, ct_hz_test(p));
+}
+
 /* How a test gets the counter to wrap: by waiting for it when a wrap is
  * short enough, else by writing the counter close to its maximum. */
 enum ct_wrap_mode { CT_WRAP_NONE, CT_WRAP_WAIT, CT_WRAP_WRITE };
@@ -892,11 +906,7 @@ static void t_oneshot(const utim_periph_t *p) {
 
 static void t_order(const utim_periph_t *p) {
   unsigned n = utim_channels(p);
-  th_context("%s", utim_name(p));
-  if (n == 0u) {
-    TH_SKIP("no channels");
-  }
-  if (!ct_init_start(p, ct_hz_test(p))) {
+  if (!ct_begin_channels(p)) {
     return;
   }
   uint64_t base = ct_md(p) + 10u + 2u * (uint64_t)n;
@@ -960,11 +970,7 @@ static unsigned ct_check_grid(const utim_periph_t *p, unsigned ch, uint64_t s, u
 
 static void t_periodic(const utim_periph_t *p) {
   unsigned n = utim_channels(p);
-  th_context("%s", utim_name(p));
-  if (n == 0u) {
-    TH_SKIP("no channels");
-  }
-  if (!ct_init_start(p, ct_hz_test(p))) {
+  if (!ct_begin_channels(p)) {
     return;
   }
   uint64_t period = ct_max64(ct_md(p), ct_max64(40u, 4u * ct_lat(p)));
@@ -1124,11 +1130,7 @@ static void t_stopped(const utim_periph_t *p) {
 
 static void t_clear(const utim_periph_t *p) {
   unsigned n = utim_channels(p);
-  th_context("%s", utim_name(p));
-  if (n == 0u) {
-    TH_SKIP("no channels");
-  }
-  if (!ct_init_start(p, ct_hz_test(p))) {
+  if (!ct_begin_channels(p)) {
     return;
   }
   uint64_t d = ct_md(p) + 20u;
@@ -1258,11 +1260,7 @@ static void ct_rearm_once(const utim_periph_t *p, unsigned ch, unsigned extra, u
 
 static void t_rearm(const utim_periph_t *p) {
   unsigned n = utim_channels(p);
-  th_context("%s", utim_name(p));
-  if (n == 0u) {
-    TH_SKIP("no channels");
-  }
-  if (!ct_init_start(p, ct_hz_test(p))) {
+  if (!ct_begin_channels(p)) {
     return;
   }
   for (unsigned i = 0; i < 1000u && !th_test_failed(); i++) {
@@ -1293,11 +1291,7 @@ static void t_rearm(const utim_periph_t *p) {
 
 static void t_replace(const utim_periph_t *p) {
   unsigned n = utim_channels(p);
-  th_context("%s", utim_name(p));
-  if (n == 0u) {
-    TH_SKIP("no channels");
-  }
-  if (!ct_init_start(p, ct_hz_test(p))) {
+  if (!ct_begin_channels(p)) {
     return;
   }
   uint64_t lat = ct_lat(p);
@@ -1470,11 +1464,7 @@ static void ct_rel_once(const utim_periph_t *p, unsigned ch, uint64_t n, unsigne
 
 static void t_rel(const utim_periph_t *p) {
   unsigned nch = utim_channels(p);
-  th_context("%s", utim_name(p));
-  if (nch == 0u) {
-    TH_SKIP("no channels");
-  }
-  if (!ct_init_start(p, ct_hz_test(p))) {
+  if (!ct_begin_channels(p)) {
     return;
   }
   for (uint64_t n = 0; n <= 15u && !th_test_failed(); n++) {
@@ -1517,11 +1507,7 @@ static void t_rel(const utim_periph_t *p) {
 
 static void t_abs_late(const utim_periph_t *p) {
   unsigned nch = utim_channels(p);
-  th_context("%s", utim_name(p));
-  if (nch == 0u) {
-    TH_SKIP("no channels");
-  }
-  if (!ct_init_start(p, ct_hz_test(p))) {
+  if (!ct_begin_channels(p)) {
     return;
   }
   uint64_t max = utim_max(p);
@@ -2089,11 +2075,7 @@ static void ct_act_clear_self(const utim_periph_t *p, unsigned ch) {
 
 static void t_cb_api(const utim_periph_t *p) {
   unsigned n = utim_channels(p);
-  th_context("%s", utim_name(p));
-  if (n == 0u) {
-    TH_SKIP("no channels");
-  }
-  if (!ct_init_start(p, ct_hz_test(p))) {
+  if (!ct_begin_channels(p)) {
     return;
   }
   uint64_t lat = ct_lat(p);

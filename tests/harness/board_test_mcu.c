@@ -47,13 +47,8 @@ static uint64_t tb_hz(const utim_periph_t *p) {
 /* Smallest time in which at least @p ticks ticks happen: ceil(ticks * 1e9 / hz),
  * without overflowing. */
 static uint64_t tb_ticks_to_ns(const utim_periph_t *p, uint64_t ticks) {
-  uint64_t hz = tb_hz(p);
-  uint64_t whole = ticks / hz;
-  uint64_t rest = ticks % hz;
-  if (whole > UINT64_MAX / TB_NS_PER_S / 2u) {
-    return UINT64_MAX / 2u;
-  }
-  return whole * TB_NS_PER_S + (rest * TB_NS_PER_S + hz - 1u) / hz;
+  uint64_t ns = utim_ticks_to_ns_ceil(ticks, tb_hz(p));
+  return ns > UINT64_MAX / 2u ? UINT64_MAX / 2u : ns;
 }
 
 /* Two instructions an iteration (subs, bne), so ceil(insns / 2) iterations. */
@@ -148,11 +143,11 @@ bool tb_wait_until(const utim_periph_t *p, tb_cond_t cond, const void *ctx, uint
 
 uint64_t tb_latency_ticks(const utim_periph_t *p) {
   uint64_t ns = TB_MCU_LATENCY_INSNS * TB_NS_PER_INSN;
-  return (ns * tb_hz(p) + TB_NS_PER_S - 1u) / TB_NS_PER_S + 2u;
+  return utim_ns_to_ticks_ceil(ns, tb_hz(p)) + 2u;
 }
 
 uint64_t tb_long_wait_ticks(const utim_periph_t *p) {
-  return TB_MCU_LONG_WAIT_NS * tb_hz(p) / TB_NS_PER_S;
+  return utim_ns_to_ticks(TB_MCU_LONG_WAIT_NS, tb_hz(p));
 }
 
 bool tb_race_supported(void) {

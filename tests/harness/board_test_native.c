@@ -47,9 +47,7 @@
 #define TB_LONG_WAIT_S  1ull
 
 static uint64_t tb_now(void) {
-  struct timespec ts;
-  (void)clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * TB_NS_PER_S + (uint64_t)ts.tv_nsec;
+  return (uint64_t)native_clock_ns(CLOCK_MONOTONIC);
 }
 
 /* Before utim_init() there is no frequency; 1 MHz keeps waits meaningful. */
@@ -62,10 +60,12 @@ static uint64_t tb_hz(const utim_periph_t *p) {
  * tick: ceil(ticks * 1e9 / hz), plus 100 ppm for a counter whose frequency
  * was measured (the TSC) and so may run a little slower than stated. */
 static uint64_t tb_ticks_to_ns(const utim_periph_t *p, uint64_t ticks) {
-  uint64_t hz = tb_hz(p);
-  unsigned __int128 ns = ((unsigned __int128)ticks * TB_NS_PER_S + hz - 1u) / hz;
+  uint64_t ns = utim_ticks_to_ns_ceil(ticks, tb_hz(p));
+  if (ns > UINT64_MAX / 4u) {
+    return UINT64_MAX / 4u;
+  }
   ns += ns / 10000u;
-  return ns > UINT64_MAX / 4u ? UINT64_MAX / 4u : (uint64_t)ns;
+  return ns > UINT64_MAX / 4u ? UINT64_MAX / 4u : ns;
 }
 
 /*
@@ -134,7 +134,7 @@ bool tb_wait_until(const utim_periph_t *p, tb_cond_t cond, const void *ctx, uint
 uint64_t tb_latency_ticks(const utim_periph_t *p) {
   native_irq_info_t irq = native_irq_info();
   uint64_t ns = irq.policy == SCHED_FIFO ? TB_LATENCY_FIFO_NS : TB_LATENCY_OTHER_NS;
-  return (ns * tb_hz(p) + TB_NS_PER_S - 1u) / TB_NS_PER_S + 2u;
+  return utim_ns_to_ticks_ceil(ns, tb_hz(p)) + 2u;
 }
 
 uint64_t tb_long_wait_ticks(const utim_periph_t *p) {

@@ -6,7 +6,6 @@
 
 #include "sim.h"
 
-#define TB_NS_PER_S 1000000000ull
 /* Interrupt delivery on sim is exact; the allowance covers the register
  * accesses the driver ISR, the core dispatch and a callback's counter read
  * make (10 ns each by default), with a wide margin. */
@@ -25,13 +24,8 @@ static uint64_t tb_hz(const utim_periph_t *p) {
 /* Smallest time in which at least @p ticks counter ticks happen, whatever the
  * prescaler phase: ceil(ticks * 1e9 / hz), without overflowing. */
 static uint64_t tb_ticks_to_ns(const utim_periph_t *p, uint64_t ticks) {
-  uint64_t hz = tb_hz(p);
-  uint64_t whole = ticks / hz;
-  uint64_t rest = ticks % hz;
-  if (whole > UINT64_MAX / TB_NS_PER_S / 2u) {
-    return UINT64_MAX / 2u;
-  }
-  return whole * TB_NS_PER_S + (rest * TB_NS_PER_S + hz - 1u) / hz;
+  uint64_t ns = utim_ticks_to_ns_ceil(ticks, tb_hz(p));
+  return ns > UINT64_MAX / 2u ? UINT64_MAX / 2u : ns;
 }
 
 const char *tb_board_name(void) {
@@ -64,7 +58,7 @@ bool tb_wait_until(const utim_periph_t *p, tb_cond_t cond, const void *ctx, uint
 }
 
 uint64_t tb_latency_ticks(const utim_periph_t *p) {
-  return (TB_SIM_LATENCY_NS * tb_hz(p) + TB_NS_PER_S - 1u) / TB_NS_PER_S + 2u;
+  return utim_ns_to_ticks_ceil(TB_SIM_LATENCY_NS, tb_hz(p)) + 2u;
 }
 
 uint64_t tb_long_wait_ticks(const utim_periph_t *p) {
