@@ -30,9 +30,13 @@ int main(void) {
   const utim_periph_t *q = &utim_nop32;
   sim_board_init(); /* the sim port serves the core's locks in this program */
 
-  check(utim_nop_init(p, 0u, 3u) == -ERANGE, "init refuses a divider that is not a power of two");
-  check(utim_nop_init(p, 0u, 2048u) == -ERANGE, "init refuses 2^11 on the 2^0..2^10 input");
-  check(utim_nop_init(p, 2u, 1u) == -ERANGE, "init refuses a clock input it does not have");
+  /* The core validates the divider set once (driver.h); the NOP driver trusts it. */
+  check(utim_init(p, 64000000u / 3u, UTIM_CLOCK_HF) == -ERANGE,
+        "the core refuses a divider that is not a power of two");
+  check(utim_init(p, 31250u, UTIM_CLOCK_HF) == -ERANGE,
+        "the core refuses 2^11 on the 2^0..2^10 input");
+  check(utim_init(p, 1000000u, UTIM_CLOCK_PLATFORM(2)) == -EINVAL,
+        "the core refuses a clock input the instance does not have");
   check(utim_init(p, 1000000u, UTIM_CLOCK_DEFAULT) == 0, "1 MHz = 64 MHz / 2^6 is achievable");
   check(utim_init(p, 3000000u, UTIM_CLOCK_DEFAULT) == -ERANGE, "3 MHz is not achievable");
   check(utim_init(p, 32768u, UTIM_CLOCK_LP) == 0 && prop(p, UTIM_PROP_CLOCK) == 1u,
@@ -57,8 +61,8 @@ int main(void) {
             prop(p, UTIM_NOP_PROP_CC(2)) == 5000u,
         "channel 2 armed at 5000");
   check(utim_clear(p, 2u) == 0 && (prop(p, UTIM_NOP_PROP_ARMED) & 4u) == 0u, "clear disarms");
-  check(utim_nop_set_channel(p, 1u, UTIM_CH_OFF, 0u) == 0 && prop(p, UTIM_NOP_PROP_ARMED) == 0u,
-        "set_channel OFF disarms");
+  utim_nop_set_channel(p, 1u, UTIM_CH_OFF, 0u);
+  check(prop(p, UTIM_NOP_PROP_ARMED) == 0u, "set_channel OFF disarms");
   uint64_t ovf = 9u;
   check(utim_set_overflow_cb(p, NULL, NULL) == 0 &&
             utim_nop_get_property(p, UTIM_HPROP_OVF_IRQ, &ovf) == 0 && ovf == 0u,

@@ -240,12 +240,10 @@ uint64_t bench_median_u64(uint64_t *v, unsigned n);
   BENCH_NOINLINE static void bench_loop_##tag##_set_hapi(uint32_t n) {                             \
     const uint64_t t = bench_ops_params.target;                                                    \
     const unsigned ch = bench_ops_params.channel;                                                  \
-    int acc = 0;                                                                                   \
     for (uint32_t i = 0; i < n; i++) {                                                             \
       BENCH_BARRIER();                                                                             \
-      acc |= (hdrv).set_channel(ct, ch, UTIM_CH_ONESHOT, t + (i & 0xffu));                         \
+      (hdrv).set_channel(ct, ch, UTIM_CH_ONESHOT, t + (i & 0xffu));                                \
     }                                                                                              \
-    bench_sink = (uint64_t)acc;                                                                    \
   }                                                                                                \
   BENCH_NOINLINE static void bench_loop_##tag##_clear_uapi_ct(uint32_t n) {                        \
     const unsigned ch = bench_ops_params.channel;                                                  \
@@ -268,12 +266,10 @@ uint64_t bench_median_u64(uint64_t *v, unsigned n);
   }                                                                                                \
   BENCH_NOINLINE static void bench_loop_##tag##_clear_hapi(uint32_t n) {                           \
     const unsigned ch = bench_ops_params.channel;                                                  \
-    int acc = 0;                                                                                   \
     for (uint32_t i = 0; i < n; i++) {                                                             \
       BENCH_BARRIER();                                                                             \
-      acc |= (hdrv).set_channel(ct, ch, UTIM_CH_OFF, 0u);                                          \
+      (hdrv).set_channel(ct, ch, UTIM_CH_OFF, 0u);                                                 \
     }                                                                                              \
-    bench_sink = (uint64_t)acc;                                                                    \
   }                                                                                                \
   const bench_ops_set_t bench_ops_##tag = {                                                        \
       (drv),                                                                                       \

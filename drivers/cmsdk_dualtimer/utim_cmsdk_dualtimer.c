@@ -29,21 +29,14 @@ static int dual_init(const utim_periph_t *p, unsigned clk, uint32_t div) {
   utim_cmsdk_dualtimer_counter_t *r = dual_regs(p);
   uint32_t pre;
 
-  if (clk >= p->dev->nclocks || (utim_width(p) != 16u && utim_width(p) != 32u)) {
-    return -ERANGE;
-  }
-  switch (div) {
-  case 1u:
+  (void)clk; /* every input is TIMCLK; the divider is the prescaler */
+  /* The divider set of the inputs is {1, 16, 256}: PRESCALE 0, 1, 2. */
+  if (div == 1u) {
     pre = 0u;
-    break;
-  case 16u:
+  } else if (div == 16u) {
     pre = 1u;
-    break;
-  case 256u:
+  } else {
     pre = 2u;
-    break;
-  default:
-    return -ERANGE;
   }
   /* Stop (and silence) before the size, prescaler and mode change. */
   r->control = 0u;
@@ -76,14 +69,6 @@ static int dual_write(const utim_periph_t *p, uint64_t value) {
 
 /* No channels (see the header): the core validates channel numbers, so
  * nothing but a harmless OFF can reach here. */
-static int dual_set_channel(const utim_periph_t *p, unsigned ch, utim_ch_mode_t mode,
-                            uint64_t value) {
-  (void)p;
-  (void)ch;
-  (void)value;
-  return mode == UTIM_CH_OFF ? 0 : -EINVAL;
-}
-
 static int dual_get_property(const utim_periph_t *p, unsigned id, uint64_t *value) {
   const utim_cmsdk_dualtimer_counter_t *r = dual_regs(p);
 
@@ -132,7 +117,7 @@ const utim_driver_t utim_cmsdk_dualtimer_driver = {
     .enable = dual_enable,
     .read = dual_read,
     .write = dual_write,
-    .set_channel = dual_set_channel,
+    .set_channel = NULL, /* no compare register: 0 channels */
     .get_property = dual_get_property,
     .set_property = dual_set_property,
 };

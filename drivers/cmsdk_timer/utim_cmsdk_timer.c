@@ -22,9 +22,8 @@ static uint32_t cmsdk_flip(uint64_t v) {
 static int cmsdk_init(const utim_periph_t *p, unsigned clk, uint32_t div) {
   utim_cmsdk_timer_regs_t *r = cmsdk_regs(p);
 
-  if (clk != 0u || div != 1u) {
-    return -ERANGE;
-  }
+  (void)clk; /* PCLK, divider 1: the only input */
+  (void)div;
   r->ctrl = 0u;
   /* RELOAD first: writing it also loads VALUE, which is set right after. */
   r->reload = 0xFFFFFFFFu;
@@ -55,14 +54,6 @@ static int cmsdk_write(const utim_periph_t *p, uint64_t value) {
 
 /* No channels (see the header): the core validates channel numbers, so
  * nothing but a harmless OFF can reach here. */
-static int cmsdk_set_channel(const utim_periph_t *p, unsigned ch, utim_ch_mode_t mode,
-                             uint64_t value) {
-  (void)p;
-  (void)ch;
-  (void)value;
-  return mode == UTIM_CH_OFF ? 0 : -EINVAL;
-}
-
 static int cmsdk_get_property(const utim_periph_t *p, unsigned id, uint64_t *value) {
   const utim_cmsdk_timer_regs_t *r = cmsdk_regs(p);
 
@@ -108,7 +99,7 @@ const utim_driver_t utim_cmsdk_timer_driver = {
     .enable = cmsdk_enable,
     .read = cmsdk_read,
     .write = cmsdk_write,
-    .set_channel = cmsdk_set_channel,
+    .set_channel = NULL, /* no compare register: 0 channels */
     .get_property = cmsdk_get_property,
     .set_property = cmsdk_set_property,
 };

@@ -154,13 +154,7 @@ static void na_request(utim_native_alarm_rt_t *rt, const na_base_t *b) {
 }
 
 static int na_init(const utim_periph_t *p, unsigned clk, uint32_t div) {
-  if (clk >= p->dev->nclocks) {
-    return -ERANGE;
-  }
   const utim_clock_desc_t *c = &p->dev->clocks[clk];
-  if (c->hz == 0u || div < c->div_lo || div > c->div_hi) {
-    return -ERANGE;
-  }
   utim_native_alarm_rt_t *rt = na_rt(p);
   uint64_t ns_per_tick = (uint64_t)div * (NA_NS_PER_S / c->hz);
   na_base_t b = {.base_ns = na_clock_ns(p), .e_base = 0u, .adj = 0u, .div = ns_per_tick};
@@ -227,15 +221,11 @@ static int na_write(const utim_periph_t *p, uint64_t value) {
   return 0;
 }
 
-static int na_set_channel(const utim_periph_t *p, unsigned ch, utim_ch_mode_t mode,
-                          uint64_t value) {
-  if (ch >= UTIM_NATIVE_ALARM_CHANNELS || ch >= utim_channels(p)) {
-    return -EINVAL;
-  }
+static void na_set_channel(const utim_periph_t *p, unsigned ch, utim_ch_mode_t mode,
+                           uint64_t value) {
   utim_native_alarm_rt_t *rt = na_rt(p);
   uint32_t bit = 1u << ch;
-  switch (mode) {
-  case UTIM_CH_ONESHOT: {
+  if (mode == UTIM_CH_ONESHOT) {
     /* Replacing the compare and its match in one step under the lock is the
      * emulated "disable, write, clear flag, enable": the handler can only
      * ever see the new setting. */
@@ -246,17 +236,12 @@ static int na_set_channel(const utim_periph_t *p, unsigned ch, utim_ch_mode_t mo
     rt->match[ch] = na_match_e(e_now, e_now + b.adj, value);
     rt->enabled |= bit;
     na_request(rt, &b);
-    return 0;
+    return;
   }
-  case UTIM_CH_OFF:
-    /* next_ns may now be early: a poll then runs the handler once for
-     * nothing, which recomputes it. */
-    rt->enabled &= ~bit;
-    rt->match[ch] = NA_NEVER;
-    return 0;
-  default:
-    return -EINVAL;
-  }
+  /* UTIM_CH_OFF. next_ns may now be early: a poll then runs the handler once
+   * for nothing, which recomputes it. */
+  rt->enabled &= ~bit;
+  rt->match[ch] = NA_NEVER;
 }
 
 static int na_get_property(const utim_periph_t *p, unsigned id, uint64_t *value) {

@@ -20,25 +20,7 @@ static inline utim_nop_ram_t *nop_ram(const utim_periph_t *p) {
   return ((const utim_nop_cfg_t *)(const void *)p->dev)->ram;
 }
 
-static bool div_allowed(const utim_clock_desc_t *c, uint32_t div) {
-  if (c->div_kind == UTIM_DIV_POW2) {
-    /* A power of two whose exponent lies in [div_lo, div_hi]. */
-    if (div == 0u || (div & (div - 1u)) != 0u) {
-      return false;
-    }
-    uint32_t e = 0u;
-    while ((div >> e) != 1u) {
-      e++;
-    }
-    return e >= c->div_lo && e <= c->div_hi;
-  }
-  return div >= c->div_lo && div <= c->div_hi;
-}
-
 int utim_nop_init(const utim_periph_t *p, unsigned clk, uint32_t div) {
-  if (clk >= p->dev->nclocks || !div_allowed(&p->dev->clocks[clk], div)) {
-    return -ERANGE;
-  }
   utim_nop_ram_t *r = nop_ram(p);
   *r = (utim_nop_ram_t){.clk = (uint8_t)clk, .div = div};
   return 0;
@@ -58,7 +40,8 @@ int utim_nop_write(const utim_periph_t *p, uint64_t value) {
   return 0;
 }
 
-int utim_nop_set_channel(const utim_periph_t *p, unsigned ch, utim_ch_mode_t mode, uint64_t value) {
+void utim_nop_set_channel(const utim_periph_t *p, unsigned ch, utim_ch_mode_t mode,
+                          uint64_t value) {
   utim_nop_ram_t *r = nop_ram(p);
   /* The core validates ch; the mask only keeps a bad direct hAPI call in bounds. */
   ch &= UTIM_MAX_CHANNELS - 1u;
@@ -68,7 +51,6 @@ int utim_nop_set_channel(const utim_periph_t *p, unsigned ch, utim_ch_mode_t mod
   } else {
     r->armed &= ~(1u << ch);
   }
-  return 0;
 }
 
 int utim_nop_get_property(const utim_periph_t *p, unsigned id, uint64_t *value) {

@@ -73,7 +73,7 @@ uint64_t utim_nop_read(const utim_periph_t *p);
 /** @brief hAPI write: stores the counter. */
 int utim_nop_write(const utim_periph_t *p, uint64_t value);
 /** @brief hAPI set_channel: records mode and compare value of channel @p ch. */
-int utim_nop_set_channel(const utim_periph_t *p, unsigned ch, utim_ch_mode_t mode, uint64_t value);
+void utim_nop_set_channel(const utim_periph_t *p, unsigned ch, utim_ch_mode_t mode, uint64_t value);
 /** @brief hAPI get_property: UTIM_HPROP_OVF_IRQ and the UTIM_NOP_PROP_* identifiers. */
 int utim_nop_get_property(const utim_periph_t *p, unsigned id, uint64_t *value);
 /** @brief hAPI set_property: UTIM_HPROP_OVF_IRQ only. */

@@ -84,14 +84,9 @@ static int nrf_init(const utim_periph_t *p, unsigned clk, uint32_t div) {
   default:
     return -ERANGE;
   }
-  if (clk >= p->dev->nclocks || div == 0u || (div & (div - 1u)) != 0u) {
-    return -ERANGE;
-  }
+  (void)clk; /* HFCLK is the only input; the divider is 2^PRESCALER */
   while ((div >> exp) != 1u) {
     exp++;
-  }
-  if (exp > UTIM_NRF51_TIMER_PRESCALER_MAX) {
-    return -ERANGE;
   }
   /* PRESCALER and BITMODE may only change while the timer is stopped. */
   r->tasks_stop = NRF_TRIGGER;
@@ -174,15 +169,12 @@ static int nrf_write(const utim_periph_t *p, uint64_t value) {
   return 0;
 }
 
-static int nrf_set_channel(const utim_periph_t *p, unsigned ch, utim_ch_mode_t mode,
-                           uint64_t value) {
+static void nrf_set_channel(const utim_periph_t *p, unsigned ch, utim_ch_mode_t mode,
+                            uint64_t value) {
   const utim_nrf51_timer_cfg_t *cfg = nrf_cfg(p);
   utim_nrf51_timer_regs_t *r = cfg->regs;
   const uint32_t bit = UTIM_NRF51_TIMER_INT_COMPARE(ch);
 
-  if (ch >= UTIM_NRF51_TIMER_CHANNELS || (cfg->ovf != 0u && ch == UTIM_NRF51_TIMER_OVF_CC)) {
-    return -EINVAL;
-  }
   /* The driver.h order: an old match can neither interrupt nor survive as
    * a flag once the new compare is in place. */
   r->intenclr = bit;
@@ -193,7 +185,6 @@ static int nrf_set_channel(const utim_periph_t *p, unsigned ch, utim_ch_mode_t m
   if (mode == UTIM_CH_ONESHOT) {
     r->intenset = bit;
   }
-  return 0;
 }
 
 static int nrf_get_property(const utim_periph_t *p, unsigned id, uint64_t *value) {

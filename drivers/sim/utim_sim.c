@@ -48,25 +48,7 @@ static uint64_t sim_raw_read(const utim_periph_t *p) {
   return sim_bus_read(t, SIM_REG_COUNT) & utim_max(p);
 }
 
-static bool sim_div_ok(const utim_clock_desc_t *clk, uint32_t div) {
-  if (clk->div_kind == (uint8_t)UTIM_DIV_POW2) {
-    if (div == 0u || (div & (div - 1u)) != 0u) {
-      return false;
-    }
-    uint32_t exp = 0;
-    while ((div >> exp) != 1u) {
-      exp++;
-    }
-    return exp >= clk->div_lo && exp <= clk->div_hi;
-  }
-  return div >= clk->div_lo && div <= clk->div_hi;
-}
-
 static int sim_init(const utim_periph_t *p, unsigned clk, uint32_t div) {
-  const utim_dev_t *dev = p->dev;
-  if (clk >= dev->nclocks || !sim_div_ok(&dev->clocks[clk], div)) {
-    return -ERANGE;
-  }
   unsigned t = sim_timer(p);
   /* Interrupts off first so nothing of the old configuration fires while the
    * timer is being reconfigured. */
@@ -103,28 +85,19 @@ static int sim_write(const utim_periph_t *p, uint64_t value) {
   return 0;
 }
 
-static int sim_set_channel(const utim_periph_t *p, unsigned ch, utim_ch_mode_t mode,
-                           uint64_t value) {
-  if (ch >= utim_channels(p)) {
-    return -EINVAL;
-  }
+static void sim_set_channel(const utim_periph_t *p, unsigned ch, utim_ch_mode_t mode,
+                            uint64_t value) {
   unsigned t = sim_timer(p);
   uint32_t bit = 1u << ch;
-  switch (mode) {
-  case UTIM_CH_ONESHOT:
-    /* The order is the driver.h contract: a match of the old compare value
-     * can neither interrupt nor survive as a flag once the new one is set. */
-    sim_bus_write(t, SIM_REG_INTEN_CLR, bit);
+  /* The order is the driver.h contract: a match of the old compare value
+   * can neither interrupt nor survive as a flag once the new one is set. */
+  sim_bus_write(t, SIM_REG_INTEN_CLR, bit);
+  if (mode == UTIM_CH_ONESHOT) {
     sim_bus_write(t, SIM_REG_CC0 + ch, sim_flip(p, value & utim_max(p)));
-    sim_bus_write(t, SIM_REG_EVENTS_CLR, bit);
+  }
+  sim_bus_write(t, SIM_REG_EVENTS_CLR, bit);
+  if (mode == UTIM_CH_ONESHOT) {
     sim_bus_write(t, SIM_REG_INTEN_SET, bit);
-    return 0;
-  case UTIM_CH_OFF:
-    sim_bus_write(t, SIM_REG_INTEN_CLR, bit);
-    sim_bus_write(t, SIM_REG_EVENTS_CLR, bit);
-    return 0;
-  default:
-    return -EINVAL;
   }
 }
 

@@ -29,9 +29,7 @@ static int stm_init(const utim_periph_t *p, unsigned clk, uint32_t div) {
   const utim_stm32_gptim_cfg_t *cfg = stm_cfg(p);
   utim_stm32_gptim_regs_t *r = cfg->regs;
 
-  if (clk >= p->dev->nclocks || div < 1u || div > UTIM_STM32_GPTIM_DIV_MAX) {
-    return -ERANGE;
-  }
+  (void)clk; /* the inputs differ only in frequency; the divider is PSC + 1 */
   uint32_t key = utim_port_lock();
   /* Stopped, up-counting, edge-aligned, no one-pulse, ARR not preloaded;
    * URS so that the UG below raises no update flag. */
@@ -101,14 +99,11 @@ static int stm_write(const utim_periph_t *p, uint64_t value) {
   return 0;
 }
 
-static int stm_set_channel(const utim_periph_t *p, unsigned ch, utim_ch_mode_t mode,
-                           uint64_t value) {
+static void stm_set_channel(const utim_periph_t *p, unsigned ch, utim_ch_mode_t mode,
+                            uint64_t value) {
   utim_stm32_gptim_regs_t *r = stm_cfg(p)->regs;
   const uint32_t bit = UTIM_STM32_GPTIM_CCIF(ch);
 
-  if (ch >= UTIM_STM32_GPTIM_CHANNELS) {
-    return -EINVAL;
-  }
   /* DIER is shared with the interrupt handler, which disables matched
    * channels: keep each read-modify-write whole. */
   uint32_t key = utim_port_lock();
@@ -121,7 +116,6 @@ static int stm_set_channel(const utim_periph_t *p, unsigned ch, utim_ch_mode_t m
     r->dier |= bit;
   }
   utim_port_unlock(key);
-  return 0;
 }
 
 static int stm_get_property(const utim_periph_t *p, unsigned id, uint64_t *value) {

@@ -27,9 +27,7 @@ static int systick_init(const utim_periph_t *p, unsigned clk, uint32_t div) {
   const utim_systick_cfg_t *cfg = systick_cfg(p);
   utim_systick_regs_t *r = cfg->regs;
 
-  if (clk >= p->dev->nclocks || clk > UTIM_SYSTICK_CLK_REF || div != 1u) {
-    return -ERANGE;
-  }
+  (void)div; /* 1, the only divider of both inputs */
   /* Stopped and silent before anything else changes. */
   r->csr = clk == UTIM_SYSTICK_CLK_CPU ? UTIM_SYSTICK_CSR_CLKSOURCE : 0u;
   r->rvr = UTIM_SYSTICK_MAX;
@@ -56,14 +54,6 @@ static uint64_t systick_read(const utim_periph_t *p) {
 
 /* Channels do not exist (see the header); the core never calls this for a
  * channel it validated, so only OFF can reach here and there is nothing to do. */
-static int systick_set_channel(const utim_periph_t *p, unsigned ch, utim_ch_mode_t mode,
-                               uint64_t value) {
-  (void)p;
-  (void)ch;
-  (void)value;
-  return mode == UTIM_CH_OFF ? 0 : -EINVAL;
-}
-
 static int systick_get_property(const utim_periph_t *p, unsigned id, uint64_t *value) {
   const utim_systick_regs_t *r = systick_regs(p);
 
@@ -113,8 +103,8 @@ const utim_driver_t utim_systick_driver = {
     .init = systick_init,
     .enable = systick_enable,
     .read = systick_read,
-    .write = NULL, /* CVR can only be cleared: no UTIM_CAP_WRITE */
-    .set_channel = systick_set_channel,
+    .write = NULL,       /* CVR can only be cleared: no UTIM_CAP_WRITE */
+    .set_channel = NULL, /* no compare register: 0 channels */
     .get_property = systick_get_property,
     .set_property = systick_set_property,
 };

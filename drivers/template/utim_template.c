@@ -44,16 +44,12 @@ static uint32_t tpl_flip(const utim_periph_t *p, uint64_t value) {
 /*
  * init: stop the counter, select clock input `clk` with divider `div`, reset
  * the counter to 0 (up view), disable every channel and the overflow
- * interrupt, clear every event flag. Return -ERANGE, changing nothing, when
- * the divider is not available; everything is checked before the first
- * register write so an error leaves the hardware untouched.
+ * interrupt, clear every event flag. The core has checked `clk` and `div`
+ * against the instance's clock descriptions: map them, never re-check them.
  */
 static int tpl_init(const utim_periph_t *p, unsigned clk, uint32_t div) {
   utim_template_regs_t *r = tpl_regs(p);
 
-  if (clk >= UTIM_TEMPLATE_CLOCKS || div < 1u || div > UTIM_TEMPLATE_DIV_MAX) {
-    return -ERANGE;
-  }
   /* Stop first, so nothing counts or matches while the rest is set up.
    * DBGFRZ is a debugging preference of the user, not timer state: keep it. */
   r->ctrl &= UTIM_TEMPLATE_CTRL_DBGFRZ;
@@ -117,8 +113,8 @@ static int tpl_write(const utim_periph_t *p, uint64_t value) {
  * The driver does not check whether `value` is already passed: the core
  * reads the counter afterwards and handles a match that the hardware missed.
  */
-static int tpl_set_channel(const utim_periph_t *p, unsigned ch, utim_ch_mode_t mode,
-                           uint64_t value) {
+static void tpl_set_channel(const utim_periph_t *p, unsigned ch, utim_ch_mode_t mode,
+                            uint64_t value) {
   utim_template_regs_t *r = tpl_regs(p);
   const uint32_t bit = UTIM_TEMPLATE_IRQ_CC(ch);
 
@@ -130,7 +126,6 @@ static int tpl_set_channel(const utim_periph_t *p, unsigned ch, utim_ch_mode_t m
   if (mode == UTIM_CH_ONESHOT) {
     r->ienset = bit;
   }
-  return 0;
 }
 
 /*

@@ -185,8 +185,12 @@ typedef struct utim_driver {
    * @brief Stop the counter, set clock input @p clk with divider @p div,
    *        reset the counter to 0, disable every channel and the overflow
    *        interrupt, clear all hardware event flags.
+   *
+   * @p clk is an input of the instance and @p div belongs to its divider set
+   * (utim_clock_desc_t): the core checked both, so the driver only maps them
+   * to its registers and never validates them again.
    * @retval 0 success
-   * @retval -ERANGE the divider is not available on this input
+   * @return another negative errno value when the hardware cannot be set up
    */
   int (*init)(const utim_periph_t *p, unsigned clk, uint32_t div);
   /**
@@ -214,9 +218,12 @@ typedef struct utim_driver {
    * an old match can never be reported for the new setting. The core checks
    * afterwards whether the counter reached @p value during the call.
    * UTIM_CH_OFF: disable and clear the channel's flag.
-   * @retval 0 success
+   *
+   * The core calls it only with @p ch < the instance's channel count and a
+   * @p value within the width, so it cannot fail. Required when the instance
+   * has channels; NULL on an instance without any.
    */
-  int (*set_channel)(const utim_periph_t *p, unsigned ch, utim_ch_mode_t mode, uint64_t value);
+  void (*set_channel)(const utim_periph_t *p, unsigned ch, utim_ch_mode_t mode, uint64_t value);
   /**
    * @brief Read a property (UTIM_HPROP_* or driver-specific). Optional.
    * @retval 0 success

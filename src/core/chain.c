@@ -253,8 +253,8 @@ static int chain_write(const utim_periph_t *p, uint64_t value) {
   return rc;
 }
 
-static int chain_set_channel(const utim_periph_t *p, unsigned ch, utim_ch_mode_t mode,
-                             uint64_t value) {
+static void chain_set_channel(const utim_periph_t *p, unsigned ch, utim_ch_mode_t mode,
+                              uint64_t value) {
   const utim_chain_cfg_t *c = cfg_of(p);
   uint32_t key = utim_port_lock();
   if (mode == UTIM_CH_ONESHOT) {
@@ -264,7 +264,6 @@ static int chain_set_channel(const utim_periph_t *p, unsigned ch, utim_ch_mode_t
     utim__disarm(c->hi, ch);
   }
   utim_port_unlock(key);
-  return 0;
 }
 
 static int chain_set_property(const utim_periph_t *p, unsigned id, uint64_t value) {

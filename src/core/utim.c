@@ -84,7 +84,7 @@ int utim__arm(const utim_periph_t *p, unsigned ch, uint64_t ref, uint64_t dist, 
   } else {
     st->armed &= ~UTIM_EVT_CH(ch);
   }
-  (void)p->drv->set_channel(p, ch, hw ? UTIM_CH_ONESHOT : UTIM_CH_OFF, target);
+  p->drv->set_channel(p, ch, hw ? UTIM_CH_ONESHOT : UTIM_CH_OFF, target);
 
   /*
    * Time passed since `ref` was read: if the counter got to the target, or
@@ -103,7 +103,7 @@ int utim__arm(const utim_periph_t *p, unsigned ch, uint64_t ref, uint64_t dist, 
   }
   if (hw) {
     st->armed &= ~UTIM_EVT_CH(ch);
-    (void)p->drv->set_channel(p, ch, UTIM_CH_OFF, 0u);
+    p->drv->set_channel(p, ch, UTIM_CH_OFF, 0u);
   }
   if (pend) {
     st->pending |= UTIM_EVT_CH(ch);
@@ -116,7 +116,7 @@ void utim__disarm(const utim_periph_t *p, unsigned ch) {
   st->periodic &= ~UTIM_EVT_CH(ch);
   st->armed &= ~UTIM_EVT_CH(ch);
   st->ch[ch].period = 0u;
-  (void)p->drv->set_channel(p, ch, UTIM_CH_OFF, 0u);
+  p->drv->set_channel(p, ch, UTIM_CH_OFF, 0u);
   st->pending &= ~UTIM_EVT_CH(ch);
 }
 

@@ -72,13 +72,12 @@ static int mock_write(const utim_periph_t *p, uint64_t v) {
   return 0;
 }
 
-static int mock_set_channel(const utim_periph_t *p, unsigned ch, utim_ch_mode_t mode,
-                            uint64_t value) {
+static void mock_set_channel(const utim_periph_t *p, unsigned ch, utim_ch_mode_t mode,
+                             uint64_t value) {
   (void)p;
   mock.mode[ch] = (int)mode;
   mock.cc[ch] = value;
   mock.set_calls++;
-  return 0;
 }
 
 static int mock_get_property(const utim_periph_t *p, unsigned id, uint64_t *value) {
