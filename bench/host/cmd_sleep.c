@@ -14,6 +14,7 @@
 #include "bench_host.h"
 #include "board_native.h"
 #include "clocksource.h"
+#include "utim/port.h"
 #include "utim/time.h"
 
 #define SLP_HELP   BENCH_PROG " sleep"

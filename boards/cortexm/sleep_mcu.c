@@ -34,13 +34,6 @@ typedef struct mcu_sleep_state {
 
 static mcu_sleep_state_t g_sl;
 
-static const utim_sleep_ops_t mcu_sleep_ops = {
-    .now = utim_port_now_ns,
-    .block_until = utim_port_block_until,
-    .cpu_ns = utim_port_cpu_ns,
-    .relax = utim_port_relax,
-};
-
 /* ---- 64-bit clock ------------------------------------------------------------ */
 
 static uint64_t clock_max(void) {
@@ -269,17 +262,13 @@ int64_t utim_port_cpu_ns(void) {
   return ticks_to_ns(busy);
 }
 
+/* One sleeper for the main context; it learns the wake-up latency of the
+ * alarm + WFI (without an alarm there is nothing to learn). */
 utim_sleeper_t *utim_port_sleeper(void) {
-  if (!g_sl.sleeper_ready) {
-    if (!ensure_ready() || utim_sleeper_init(&g_sl.sleeper, &mcu_sleep_ops, NULL) != 0) {
-      return NULL;
-    }
-    /* Learn the wake-up latency of the alarm + WFI before the first sleep
-     * (8 x 20 us); without an alarm there is nothing to learn. */
-    (void)utim_sleeper_calibrate(&g_sl.sleeper, 8u, 20 * UTIM_NS_PER_US);
-    g_sl.sleeper_ready = true;
+  if (!ensure_ready()) {
+    return NULL;
   }
-  return &g_sl.sleeper;
+  return utim_port_sleeper_setup(&g_sl.sleeper, &g_sl.sleeper_ready);
 }
 
 mcu_sleep_info_t mcu_sleep_info(void) {

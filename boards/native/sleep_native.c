@@ -25,13 +25,6 @@ static _Thread_local bool slack_set;
 static _Thread_local bool sleeper_ready;
 static _Thread_local utim_sleeper_t sleeper;
 
-static const utim_sleep_ops_t native_sleep_ops = {
-    .now = utim_port_now_ns,
-    .block_until = utim_port_block_until,
-    .cpu_ns = utim_port_cpu_ns,
-    .relax = utim_port_relax,
-};
-
 utim_ns_t utim_port_now_ns(void) {
   return utim_now();
 }
@@ -71,19 +64,10 @@ int64_t utim_port_cpu_ns(void) {
   return (int64_t)ts.tv_sec * UTIM_NS_PER_S + ts.tv_nsec;
 }
 
+/* One sleeper per thread, calibrated to this thread's own wake-up latency. */
 utim_sleeper_t *utim_port_sleeper(void) {
   if (!sleeper_ready) {
     (void)utim_clocksource_init();
-    if (utim_sleeper_init(&sleeper, &native_sleep_ops, NULL) != 0) {
-      return NULL;
-    }
-    /*
-     * Learn this thread's wake-up latency before the first sleep (about
-     * 8 x (20 us + latency), well under a millisecond), instead of starting
-     * from the default guess: sleeps shorter than the margin never refine it.
-     */
-    (void)utim_sleeper_calibrate(&sleeper, 8u, 20 * UTIM_NS_PER_US);
-    sleeper_ready = true;
   }
-  return &sleeper;
+  return utim_port_sleeper_setup(&sleeper, &sleeper_ready);
 }

@@ -17,13 +17,6 @@
 static bool sleeper_ready;
 static utim_sleeper_t sleeper;
 
-static const utim_sleep_ops_t sim_sleep_ops = {
-    .now = utim_port_now_ns,
-    .block_until = utim_port_block_until,
-    .cpu_ns = utim_port_cpu_ns,
-    .relax = utim_port_relax,
-};
-
 /* Virtual time is unsigned; beyond 292 years it no longer fits the signed
  * time line, which then stays at its end rather than wrapping negative. */
 static utim_ns_t to_ns(uint64_t v) {
@@ -49,16 +42,8 @@ int64_t utim_port_cpu_ns(void) {
   return to_ns(sim_busy_ns());
 }
 
-/* The sim machine has one CPU and one thread of execution: one sleeper. */
+/* The sim machine has one CPU and one thread of execution: one sleeper. Its
+ * set-up calibration costs 8 x 20 us of virtual time. */
 utim_sleeper_t *utim_port_sleeper(void) {
-  if (!sleeper_ready) {
-    if (utim_sleeper_init(&sleeper, &sim_sleep_ops, NULL) != 0) {
-      return NULL;
-    }
-    /* Learn the (here exact) wake-up of the coarse sleep before the first
-     * call, as the other ports do; costs 8 x 20 us of virtual time. */
-    (void)utim_sleeper_calibrate(&sleeper, 8u, 20 * UTIM_NS_PER_US);
-    sleeper_ready = true;
-  }
-  return &sleeper;
+  return utim_port_sleeper_setup(&sleeper, &sleeper_ready);
 }

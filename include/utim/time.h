@@ -275,9 +275,9 @@ uint64_t utim_mult_shift_error(const utim_mult_shift_t *ms, uint64_t delta);
 
 /**
  * @brief What the sleep algorithm needs from the platform. The port's
- *        sleeper (utim_port_sleeper()) uses utim_port_now_ns(),
- *        utim_port_block_until(), utim_port_cpu_ns() and utim_port_relax();
- *        tests pass their own.
+ *        sleeper (utim_port_sleeper()) uses utim_port_sleep_ops: the hooks
+ *        utim_port_now_ns(), utim_port_block_until(), utim_port_cpu_ns()
+ *        and utim_port_relax() of utim/port.h; tests pass their own.
  */
 typedef struct utim_sleep_ops {
   /** @brief Current time on the time line of the deadlines (monotonic). */
@@ -411,67 +411,23 @@ int utim_sleeper_stats(const utim_sleeper_t *s, utim_sleep_stats_t *out);
 /** @brief Reset the statistics of @p s (the margin and its history are kept). */
 void utim_sleeper_reset_stats(utim_sleeper_t *s);
 
-/* ---- port hooks -------------------------------------------------------------- */
-
-/**
- * @brief Port hook: the current time in ns on the port's monotonic time
- *        line (utim_now() on Linux). Callable from any thread.
- */
-utim_ns_t utim_port_now_ns(void);
-
-/**
- * @brief Port hook: coarse, CPU-free sleep of the calling thread until
- *        utim_port_now_ns() >= @p t.
- *
- * Contract (what the sleep algorithm relies on):
- * - It may return late by any amount (that is what the margin absorbs);
- *   the algorithm measures how late with utim_port_now_ns().
- * - It may return early (a signal, a spurious wake-up, another interrupt
- *   that woke the core from WFI): return -EINTR, or 0, and the algorithm
- *   sleeps again.
- * - It returns at once when @p t has passed.
- * - An MCU port implements it with an alarm on a timer channel at the tick
- *   for @p t (utim_ns_to_ticks_ceil()) and WFI until that alarm's interrupt
- *   has run; a port without such a timer returns -ENOTSUP and the sleep
- *   spins all the way.
- * @retval 0 woke (at or after @p t, or early: the caller checks)
- * @retval -EINTR woke early
- * @retval -ENOTSUP no coarse sleep on this port
- */
-int utim_port_block_until(utim_ns_t t);
-
-/**
- * @brief Port hook: CPU time consumed by the calling thread, in ns.
- * @return the CPU time, or -ENOTSUP when the port cannot tell
- */
-int64_t utim_port_cpu_ns(void);
-
-/**
- * @brief Port hook: the sleeper of the calling thread (one per thread on
- *        Linux, one for the main context on an MCU), initialised on first
- *        use with the hooks above and the default tuning, and calibrated
- *        (utim_sleeper_calibrate()) where the coarse sleep exists.
- */
-utim_sleeper_t *utim_port_sleeper(void);
+/* ---- sleeping with the port's sleeper ----------------------------------------- */
 
 /**
  * @brief Sleep until @p deadline (utim_port_now_ns() time line) with the
- *        calling thread's sleeper; utim_port_sleeper()->last holds the result.
+ *        calling thread's sleeper (utim_port_sleeper(), see utim/port.h);
+ *        utim_port_sleeper()->last holds the result.
  * @retval 0 the deadline was reached (at once when it has passed)
  * @retval -EINVAL the port has no sleeper
  */
-static inline int utim_sleep_until(utim_ns_t deadline) {
-  return utim_sleeper_until(utim_port_sleeper(), deadline, (utim_sleep_result_t *)0);
-}
+int utim_sleep_until(utim_ns_t deadline);
 
 /**
  * @brief Sleep for @p duration ns with the calling thread's sleeper.
  * @retval 0 the deadline was reached
  * @retval -EINVAL @p duration < 0, or the port has no sleeper
  */
-static inline int utim_sleep_for(utim_ns_t duration) {
-  return utim_sleeper_for(utim_port_sleeper(), duration, (utim_sleep_result_t *)0);
-}
+int utim_sleep_for(utim_ns_t duration);
 
 #ifdef __cplusplus
 }

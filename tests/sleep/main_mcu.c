@@ -16,6 +16,7 @@
 #include "harness.h"
 #include "sleep_mcu.h"
 #include "sleep_test.h"
+#include "utim/port.h"
 #include "utim/utim.h"
 
 /* Miss allowed: interrupt entry, the driver's dispatch and the 64-bit time

@@ -11,6 +11,7 @@
 #include "harness.h"
 #include "sim.h"
 #include "sleep_test.h"
+#include "utim/port.h"
 #include "utim/utim.h"
 
 static const utim_ns_t durations[] = {

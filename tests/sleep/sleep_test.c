@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "harness.h"
+#include "utim/port.h"
 #include "utim/utim.h"
 
 static const sleep_test_board_t *g_b;

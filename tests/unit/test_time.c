@@ -29,6 +29,7 @@
 
 #include "board_native.h"
 #include "clocksource.h"
+#include "utim/port.h"
 #include "utim/utim.h"
 #endif
 
