@@ -591,7 +591,12 @@ int utim_unmask(const utim_periph_t *p, uint32_t events) {
 }
 
 uint32_t utim_pending(const utim_periph_t *p) {
-  return state_of(p)->pending & valid_events(p);
+  /* Under the lock: on a threaded port the interrupt context writes the
+   * word concurrently, and a plain read would be a data race. */
+  uint32_t key = utim_port_lock();
+  uint32_t pending = state_of(p)->pending;
+  utim_port_unlock(key);
+  return pending & valid_events(p);
 }
 
 /* ---- properties ------------------------------------------------------------------ */
