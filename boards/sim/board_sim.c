@@ -307,10 +307,12 @@ static const utim_periph_t chain_lo = {&utim_sim_driver, &chain_lo_cfg.common,
 static const utim_periph_t chain_hi = {&utim_sim_driver, &chain_hi_cfg.common,
                                        UTIM_PROPS(16, CHAIN_CH, 0, CAPS_GP)};
 
+static utim_chain_ch_t chain32_ch[CHAIN_CH];
 static const utim_chain_cfg_t chain32_cfg = {
     .common = SIM_DEV(chain32_state, "SIM_CHAIN32", chain_lo_clocks, CHAIN_MD),
     .lo = &chain_lo,
     .hi = &chain_hi,
+    .ch = chain32_ch,
     .hi_clk = CHAIN_HI_CLK};
 static const utim_periph_t chain32 = {&utim_chain_driver, &chain32_cfg.common,
                                       UTIM_PROPS(32, CHAIN_CH, 0,
@@ -323,10 +325,12 @@ static const utim_periph_t soft_lo = {&utim_sim_driver, &soft_lo_cfg.common,
 static const utim_periph_t soft_hi = {&utim_sim_driver, &soft_hi_cfg.common,
                                       UTIM_PROPS(16, SOFT_CH, 0, CAPS_GP | UTIM_CAP_SHARED_IRQ)};
 
+static utim_chain_ch_t soft32_ch[SOFT_CH];
 static const utim_chain_cfg_t soft32_cfg = {
     .common = SIM_DEV(soft32_state, "SIM_SOFT32", soft_clocks, SOFT_MD),
     .lo = &soft_lo,
     .hi = &soft_hi,
+    .ch = soft32_ch,
     .hi_clk = UTIM_CHAIN_SOFTWARE};
 static const utim_periph_t soft32 = {&utim_chain_driver, &soft32_cfg.common,
                                      UTIM_PROPS(32, SOFT_CH, 0,
