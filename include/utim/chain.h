@@ -84,52 +84,53 @@ extern const utim_driver_t utim_chain_driver;
 /** @brief Driver property (get): 1 when the high half counts by software carry, 0 in hardware. */
 #define UTIM_CHAIN_PROP_SOFTWARE (UTIM_PROP_DRIVER_BASE + 1u)
 
-/** @brief The smaller of two integer constant expressions. */
-#define UTIM_CHAIN_MIN(a, b) ((a) < (b) ? (a) : (b))
+/** @brief The smaller of two integer constant expressions (of any enum types). */
+#define UTIM_CHAIN_MIN(a, b) ((int)(a) < (int)(b) ? (int)(a) : (int)(b))
 
 /**
- * @brief Define chained instance @p name (`static const utim_periph_t`) of
- *        the instances @p lo and @p hi, each defined with its driver's
+ * @brief Define chained instance @p n_ (`static const utim_periph_t`) of the
+ *        instances @p lo_ and @p hi_, each defined with its driver's
  *        `UTIM_<DRIVER>_DEFINE()` (whose `name##_WIDTH`, `name##_CHANNELS`
- *        and `name##_MIN_DISTANCE` constants it uses).
- * @param name   identifier of the instance
- * @param pname  platform name, e.g. "NRF51_CHAIN32"
- * @param lo     the low half's instance identifier
- * @param hi     the high half's instance identifier
- * @param hi_clk clock input of @p hi clocked by @p lo's overflow, or UTIM_CHAIN_SOFTWARE
- * @param clocks the clock-input table @p lo was defined with (the chain
- *               counts at the low half's frequencies)
- * @param caps   UTIM_CAP_STOP and/or UTIM_CAP_WRITE where both halves allow
- *               them (the chain always has UTIM_CAP_CHAINED, UTIM_CAP_VIRTUAL
- *               and UTIM_CAP_OVERFLOW)
+ *        and `name##_MIN_DISTANCE` constants it uses). Also defines those
+ *        three constants for @p n_.
+ * @param n_      identifier of the instance
+ * @param pname_  platform name, e.g. "NRF51_CHAIN32"
+ * @param lo_     the low half's instance identifier
+ * @param hi_     the high half's instance identifier
+ * @param hi_clk_ clock input of @p hi_ clocked by @p lo_'s overflow, or UTIM_CHAIN_SOFTWARE
+ * @param clocks_ the clock-input table @p lo_ was defined with (the chain
+ *                counts at the low half's frequencies)
+ * @param caps_   UTIM_CAP_STOP and/or UTIM_CAP_WRITE where both halves allow
+ *                them (the chain always has UTIM_CAP_CHAINED, UTIM_CAP_VIRTUAL
+ *                and UTIM_CAP_OVERFLOW)
  */
-#define UTIM_CHAIN_DEFINE(name, pname, lo, hi, hi_clk, clocks, caps)                               \
-  _Static_assert(lo##_WIDTH + hi##_WIDTH <= 64, pname ": the halves exceed 64 bits");              \
-  _Static_assert(sizeof(clocks) / sizeof((clocks)[0]) <= 255u, pname ": too many inputs");         \
-  _Static_assert(((caps) & ~(UTIM_CAP_STOP | UTIM_CAP_WRITE)) == 0u,                               \
-                 pname ": only STOP and WRITE are chosen by the board");                           \
+#define UTIM_CHAIN_DEFINE(n_, pname_, lo_, hi_, hi_clk_, clocks_, caps_)                           \
+  _Static_assert((int)lo_##_WIDTH + (int)hi_##_WIDTH <= 64, pname_ ": the halves exceed 64 bits"); \
+  _Static_assert(sizeof(clocks_) / sizeof((clocks_)[0]) <= 255u, pname_ ": too many inputs");      \
+  _Static_assert(((caps_) & ~(UTIM_CAP_STOP | UTIM_CAP_WRITE)) == 0u,                              \
+                 pname_ ": only STOP and WRITE are chosen by the board");                          \
   enum {                                                                                           \
-    name##_WIDTH = lo##_WIDTH + hi##_WIDTH,                                                        \
-    name##_CHANNELS = UTIM_CHAIN_MIN(lo##_CHANNELS, hi##_CHANNELS),                                \
-    name##_MIN_DISTANCE = lo##_MIN_DISTANCE                                                        \
+    n_##_WIDTH = (int)lo_##_WIDTH + (int)hi_##_WIDTH,                                              \
+    n_##_CHANNELS = UTIM_CHAIN_MIN(lo_##_CHANNELS, hi_##_CHANNELS),                                \
+    n_##_MIN_DISTANCE = (int)lo_##_MIN_DISTANCE                                                    \
   };                                                                                               \
-  UTIM_STATE_DEFINE(name##_state, name##_CHANNELS);                                                \
-  static utim_chain_ch_t name##_ch[name##_CHANNELS > 0 ? name##_CHANNELS : 1];                     \
-  static const utim_chain_cfg_t name##_cfg = {                                                     \
-      .common = {.state = &name##_state,                                                           \
-                 .name = (pname),                                                                  \
-                 .clocks = (clocks),                                                               \
-                 .nclocks = (uint8_t)(sizeof(clocks) / sizeof((clocks)[0])),                       \
-                 .min_distance = (uint8_t)name##_MIN_DISTANCE},                                    \
-      .lo = &(lo),                                                                                 \
-      .hi = &(hi),                                                                                 \
-      .ch = name##_ch,                                                                             \
-      .hi_clk = (hi_clk)};                                                                         \
-  static const utim_periph_t name = {                                                              \
+  UTIM_STATE_DEFINE(n_##_state, n_##_CHANNELS);                                                    \
+  static utim_chain_ch_t n_##_ch[n_##_CHANNELS > 0 ? n_##_CHANNELS : 1];                           \
+  static const utim_chain_cfg_t n_##_cfg = {                                                       \
+      .common = {.state = &n_##_state,                                                             \
+                 .name = (pname_),                                                                 \
+                 .clocks = (clocks_),                                                              \
+                 .nclocks = (uint8_t)(sizeof(clocks_) / sizeof((clocks_)[0])),                     \
+                 .min_distance = (uint8_t)n_##_MIN_DISTANCE},                                      \
+      .lo = &(lo_),                                                                                \
+      .hi = &(hi_),                                                                                \
+      .ch = n_##_ch,                                                                               \
+      .hi_clk = (hi_clk_)};                                                                        \
+  static const utim_periph_t n_ = {                                                                \
       .drv = &utim_chain_driver,                                                                   \
-      .dev = &name##_cfg.common,                                                                   \
-      .props = UTIM_PROPS(name##_WIDTH, name##_CHANNELS, 0,                                        \
-                          UTIM_CAP_CHAINED | UTIM_CAP_VIRTUAL | UTIM_CAP_OVERFLOW | (caps))}
+      .dev = &n_##_cfg.common,                                                                     \
+      .props = UTIM_PROPS(n_##_WIDTH, n_##_CHANNELS, 0,                                            \
+                          UTIM_CAP_CHAINED | UTIM_CAP_VIRTUAL | UTIM_CAP_OVERFLOW | (caps_))}
 
 #ifdef __cplusplus
 }

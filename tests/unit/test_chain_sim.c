@@ -70,7 +70,7 @@ static uint64_t circ_dist(uint64_t a, uint64_t b) {
 }
 
 /* Hold interrupts off for `ns` of virtual time (the model delivers nothing
- * while the port lock is held), then let them in. */
+ * while the CPU masks them: the port lock), then let them in. */
 static void hold_off(uint64_t ns) {
   uint32_t key = utim_port_lock();
   sim_advance(ns);
