@@ -42,23 +42,26 @@ typedef enum bench_opt_kind {
 /** @brief One option of a subcommand. */
 typedef struct bench_opt {
   const char *name;      /**< long name with its dashes: "--runs" */
-  char short_name;       /**< 'o' for "-o", or '\0' */
-  bench_opt_kind_t kind; /**< what it takes */
+  const char *arg;       /**< name of the value in the help ("N", "FILE"); NULL for a flag */
+  const char *help;      /**< help text, '\n' between lines; NULL: internal, not listed */
   size_t offset;         /**< offsetof() its value in the command's option structure */
   unsigned long lo;      /**< BENCH_OPT_UINT: smallest value */
   unsigned long hi;      /**< BENCH_OPT_UINT: largest value */
+  bench_opt_kind_t kind; /**< what it takes */
+  char short_name;       /**< 'o' for "-o", or '\0' */
   bool dash_stdout;      /**< BENCH_OPT_FILE: "-" is accepted and means stdout */
-  const char *arg;       /**< name of the value in the help ("N", "FILE"); NULL for a flag */
-  const char *help;      /**< help text, '\n' between lines; NULL: internal, not listed */
 } bench_opt_t;
 
 /** @brief A flag option @p name of member @p member of option structure @p type. */
-#define BENCH_FLAG(name, type, member, help)                                                       \
-  { (name), '\0', BENCH_OPT_FLAG, offsetof(type, member), 0u, 0u, false, NULL, (help) }
+#define BENCH_FLAG(name_, type, member, help_)                                                     \
+  { .name = (name_), .help = (help_), .offset = offsetof(type, member), .kind = BENCH_OPT_FLAG }
 
 /** @brief A number option taking N in [@p lo, @p hi] into `unsigned long` @p member. */
-#define BENCH_UINT(name, type, member, lo, hi, help)                                               \
-  { (name), '\0', BENCH_OPT_UINT, offsetof(type, member), (lo), (hi), false, "N", (help) }
+#define BENCH_UINT(name_, type, member, lo_, hi_, help_)                                           \
+  {                                                                                                \
+    .name = (name_), .arg = "N", .help = (help_), .offset = offsetof(type, member), .lo = (lo_),   \
+    .hi = (hi_), .kind = BENCH_OPT_UINT                                                            \
+  }
 
 /** @brief A subcommand's command line. */
 typedef struct bench_cli {

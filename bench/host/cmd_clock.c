@@ -6,7 +6,6 @@
  *        and the drift of utim_now() against CLOCK_MONOTONIC_RAW.
  */
 #include <errno.h>
-#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -389,7 +388,7 @@ static void print_table(FILE *f, const void *rp) {
   const clk_row_t *now = find_row(r, "utim_now()");
   const clk_row_t *tsc = find_row(r, "rdtsc");
   const clk_row_t *mono = find_row(r, "clock_gettime(CLOCK_MONOTONIC)");
-  fprintf(f, "\nfigures of the issue (reported, not asserted):\n");
+  fprintf(f, "\ntargets (reported, not asserted):\n");
   if (now != NULL && tsc != NULL && tsc->st.median > 0.0) {
     double q = now->st.median / tsc->st.median;
     fprintf(f, "  utim_now() <= %.1f x rdtsc:                  %.2f x  %s\n", CLK_FIGURE_VS_RDTSC,

@@ -3,7 +3,6 @@
  * @brief `utim-bench ops`: cost per call of read, write, set and clear
  *        through the uAPI (compile-time and run-time instance) and the hAPI.
  */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 

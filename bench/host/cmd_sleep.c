@@ -19,7 +19,7 @@
 
 #define SLP_NSIZES 4u
 #define SLP_WARMUP 5u
-/* The issue's figures for utim's sleep. */
+/* The targets of utim's sleep, reported beside the measurement. */
 #define SLP_FIG_1MS_MEDIAN_NS 250.0
 #define SLP_FIG_1MS_MEAN_NS   1000.0
 #define SLP_FIG_1MS_CPU       3.0
@@ -311,7 +311,7 @@ static void print_table(FILE *f, const void *rp) {
             r->rows[SLP_UTIM][s].sleeper_cpu);
   }
   fprintf(f, "; margin at the end %.3f us\n", (double)u10->margin_ns / 1e3);
-  fprintf(f, "\nfigures of the issue for utim_sleep_until (reported, not asserted):\n");
+  fprintf(f, "\ntargets of utim_sleep_until (reported, not asserted):\n");
   fprintf(f, "  1 ms: median miss <= 0.25 us: %.3f us  %s\n", u1->miss.median / 1e3,
           verdict(u1->miss.median <= SLP_FIG_1MS_MEDIAN_NS));
   fprintf(f, "  1 ms: mean miss <= 1 us:      %.3f us  %s\n", u1->miss.mean / 1e3,

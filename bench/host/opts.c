@@ -27,11 +27,22 @@ int bench_usage_error(const char *help_cmd, const char *fmt, ...) {
 
 /* The options every subcommand has, stored in its bench_output_t. */
 static const bench_opt_t builtin[] = {
-    {"--json", '\0', BENCH_OPT_FLAG, offsetof(bench_output_t, json), 0u, 0u, false, NULL, ""},
-    {"--output", 'o', BENCH_OPT_FILE, offsetof(bench_output_t, out), 0u, 0u, true, "FILE",
-     "write the result to FILE instead of stdout ('-': stdout)"},
-    {"--json-out", '\0', BENCH_OPT_FILE, offsetof(bench_output_t, json_out), 0u, 0u, false, "FILE",
-     "also write the JSON document to FILE"},
+    {.name = "--json",
+     .help = "",
+     .offset = offsetof(bench_output_t, json),
+     .kind = BENCH_OPT_FLAG},
+    {.name = "--output",
+     .arg = "FILE",
+     .help = "write the result to FILE instead of stdout ('-': stdout)",
+     .offset = offsetof(bench_output_t, out),
+     .kind = BENCH_OPT_FILE,
+     .short_name = 'o',
+     .dash_stdout = true},
+    {.name = "--json-out",
+     .arg = "FILE",
+     .help = "also write the JSON document to FILE",
+     .offset = offsetof(bench_output_t, json_out),
+     .kind = BENCH_OPT_FILE},
 };
 #define NBUILTIN (sizeof builtin / sizeof builtin[0])
 

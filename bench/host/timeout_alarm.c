@@ -15,7 +15,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <semaphore.h>
 #include <stdlib.h>
 #include <string.h>
