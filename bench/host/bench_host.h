@@ -86,11 +86,19 @@ void bench_machine_probe(bench_machine_t *m);
 /** @brief Time stamp: t[0] CLOCK_MONOTONIC ns, t[1] TSC ticks (0 without a TSC). */
 void bench_host_stamp(bench_stamp_t *out);
 
-/** @brief Write the members of the "machine" object of @p m (cpu, arch, compiler, build,
- *         tsc, tsc_invariant, tsc_hz). */
+/**
+ * @brief Write the members of the "machine" object of @p m (cpu, arch,
+ *        compiler, build, tsc, tsc_invariant, tsc_hz).
+ * @param w the JSON writer, inside the "machine" object
+ * @param m the machine
+ */
 void bench_jw_machine(bench_jw_t *w, const bench_machine_t *m);
 
-/** @brief Print the machine lines of a table header (cpu, tsc, compiler). */
+/**
+ * @brief Print the machine lines of a table header (cpu, tsc, compiler).
+ * @param f where to print
+ * @param m the machine
+ */
 void bench_print_machine(FILE *f, const bench_machine_t *m);
 
 /** @brief Summary statistics of a sample. */
@@ -113,6 +121,8 @@ void bench_stats(double *v, size_t n, bench_stats_t *out);
 /**
  * @brief Write the common row members "median", "mean", "p99", "max",
  *        "min", "stddev" (null when @p s is empty) and "n" of @p s.
+ * @param w the JSON writer, inside a row object
+ * @param s the statistics
  */
 void bench_jw_stats(bench_jw_t *w, const bench_stats_t *s);
 

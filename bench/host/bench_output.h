@@ -31,14 +31,18 @@ typedef struct bench_output {
 /**
  * @brief Open the output files of @p o for writing, without truncating
  *        them yet (an earlier result survives a run that fails).
- * @return 0, or 1 after a message naming the file and its option (then
- *         nothing is left open and no file is left behind)
+ * @param o the options (json, out, json_out); out_f and json_f are set
+ * @retval 0 both are open (out_f is stdout without -o or with "-o -")
+ * @retval 1 a file cannot be opened, or -o and --json-out are one file:
+ *           after a message naming the file and its option; nothing is
+ *           left open and no file this run created is left behind
  */
 int bench_output_open(bench_output_t *o);
 
 /**
  * @brief The run failed before its result: close the files, removing those
  *        this run created (an existing file is left as it was).
+ * @param o outputs opened by bench_output_open()
  */
 void bench_output_discard(bench_output_t *o);
 
@@ -55,32 +59,71 @@ typedef struct bench_jw {
 
 /**
  * @brief Open an object: member @p key of the enclosing object, or an
- *        element of the enclosing array when @p key is NULL.
+ *        element of the enclosing array (or the document) when @p key is NULL.
+ * @param w   the writer
+ * @param key member name, or NULL
  */
 void bench_jw_object(bench_jw_t *w, const char *key);
 
-/** @brief Open an array (@p key as for bench_jw_object()). */
+/**
+ * @brief Open an array.
+ * @param w   the writer
+ * @param key member name, or NULL (as for bench_jw_object())
+ */
 void bench_jw_array(bench_jw_t *w, const char *key);
 
-/** @brief Close the innermost open object or array. */
+/**
+ * @brief Close the innermost open object or array.
+ * @param w the writer
+ */
 void bench_jw_end(bench_jw_t *w);
 
-/** @brief A string member (@p key NULL: array element), escaped. */
+/**
+ * @brief A string value, escaped.
+ * @param w   the writer
+ * @param key member name, or NULL for an array element
+ * @param v   the string (NULL is written as "")
+ */
 void bench_jw_str(bench_jw_t *w, const char *key, const char *v);
 
-/** @brief A number with 3 decimals, or null when !@p valid. */
+/**
+ * @brief A number with 3 decimals, or null.
+ * @param w     the writer
+ * @param key   member name, or NULL for an array element
+ * @param valid false: null (not measured)
+ * @param v     the number
+ */
 void bench_jw_num(bench_jw_t *w, const char *key, bool valid, double v);
 
-/** @brief A signed integer. */
+/**
+ * @brief A signed integer.
+ * @param w   the writer
+ * @param key member name, or NULL for an array element
+ * @param v   the value
+ */
 void bench_jw_int(bench_jw_t *w, const char *key, long long v);
 
-/** @brief An unsigned integer. */
+/**
+ * @brief An unsigned integer.
+ * @param w   the writer
+ * @param key member name, or NULL for an array element
+ * @param v   the value
+ */
 void bench_jw_uint(bench_jw_t *w, const char *key, unsigned long long v);
 
-/** @brief true or false. */
+/**
+ * @brief true or false.
+ * @param w   the writer
+ * @param key member name, or NULL for an array element
+ * @param v   the value
+ */
 void bench_jw_bool(bench_jw_t *w, const char *key, bool v);
 
-/** @brief null. */
+/**
+ * @brief null.
+ * @param w   the writer
+ * @param key member name, or NULL for an array element
+ */
 void bench_jw_null(bench_jw_t *w, const char *key);
 
 /** @brief A column of a result table. */
@@ -104,12 +147,23 @@ typedef struct bench_cell {
 /** @brief A number cell. */
 #define BENCH_NUM(x) BENCH_NUM_IF(true, (x))
 
-/** @brief Print the headings of @p cols, one space apart, and a newline. */
+/**
+ * @brief Print the headings of @p cols, one space apart, and a newline.
+ * @param f     where to print
+ * @param cols  the columns
+ * @param ncols how many
+ */
 void bench_table_head(FILE *f, const bench_col_t *cols, size_t ncols);
 
 /**
  * @brief Print one row: @p ncells cells (at most @p ncols) in the columns
  *        of @p cols, then @p tail (when not NULL) and a newline.
+ * @param f      where to print
+ * @param cols   the columns
+ * @param ncols  how many
+ * @param cells  the cells, from the first column on
+ * @param ncells how many (fewer than @p ncols leaves the last columns out)
+ * @param tail   text after the last cell, or NULL
  */
 void bench_table_row(FILE *f, const bench_col_t *cols, size_t ncols, const bench_cell_t *cells,
                      size_t ncells, const char *tail);
@@ -134,7 +188,12 @@ typedef struct bench_writer {
  * @brief Write the result @p r of a run on machine @p m: the table, or the
  *        JSON with --json, to stdout or -o FILE, and the JSON to --json-out
  *        FILE as well; then close the files.
- * @return 0, or 1 after a message when a file cannot be written
+ * @param o  outputs opened by bench_output_open()
+ * @param wr how the command prints its result
+ * @param m  the machine measured on
+ * @param r  the command's result, handed to @p wr's functions
+ * @retval 0 written
+ * @retval 1 a file cannot be written, after a message naming it
  */
 int bench_output_write(bench_output_t *o, const bench_writer_t *wr, const struct bench_machine *m,
                        const void *r);

@@ -67,7 +67,11 @@ extern const char *const bench_to_alarm_label[2];
 /** @brief How the timeout result is printed (timeout_output.c). */
 extern const bench_writer_t bench_to_writer;
 
-/** @brief Add a note to @p r (dropped when the notes are full). */
+/**
+ * @brief Add a note to @p r (dropped when the notes are full).
+ * @param r   the report
+ * @param fmt printf format of the note
+ */
 void bench_to_note(bench_to_report_t *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
@@ -75,6 +79,8 @@ void bench_to_note(bench_to_report_t *r, const char *fmt, ...)
  * @brief Measure NATIVE_ALARM's callback latency at every size, with the
  *        board's spin window and without it, /dev/cpu_dma_latency held at 0
  *        meanwhile where permitted (timeout_alarm.c).
+ * @param r the report: r->irq and r->o are read; hz, tick, phase, pm_qos,
+ *          spin_ns and the alarm rows are filled
  * @return 0 (rows that failed carry their error), or -1 after a message
  *         when the alarm cannot be set up at all
  */
@@ -84,6 +90,7 @@ int bench_to_alarm(bench_to_report_t *r);
  * @brief Run cyclictest (at r->cyclictest) once per size with the alarm's
  *        interval, count, priority and memory locking; fills r->ct and
  *        r->ct_args (timeout_cyclictest.c).
+ * @param r the report, after bench_to_alarm()
  */
 void bench_to_cyclictest(bench_to_report_t *r);
 
