@@ -25,6 +25,8 @@ UTIM_DEPS=(
   "clang-format:clang-format"
   "python3:python3"
   "rt-tests:cyclictest"
+  "clang:clang"
+  "libclang-rt-14-dev:-"
 )
 
 # Print the packages of UTIM_DEPS that are not installed, one a line.

@@ -529,6 +529,10 @@ void sim_set_access_cost(uint32_t ns) {
   g_access_cost = ns;
 }
 
+uint32_t sim_access_cost(void) {
+  return g_access_cost;
+}
+
 void sim_set_relax_step(uint32_t ns) {
   g_relax_step = ns == 0u ? 1u : ns;
 }

@@ -102,6 +102,9 @@ void sim_advance(uint64_t ns);
 /** @brief Virtual time each register access costs (default 10 ns; 0 allowed). */
 void sim_set_access_cost(uint32_t ns);
 
+/** @brief The virtual time a register access costs now. */
+uint32_t sim_access_cost(void);
+
 /** @brief Virtual time each sim_cpu_relax() costs (default 10 ns; >= 1). */
 void sim_set_relax_step(uint32_t ns);
 

@@ -196,7 +196,9 @@ int utim_release(const utim_periph_t *p, const void *owner);
 
 /**
  * @brief Initialise: select a clock input and divider giving exactly @p hz,
- *        stop the counter, set it to 0, disarm every channel, unmask and
+ *        stop the counter (one that cannot be stopped, without
+ *        UTIM_CAP_STOP, runs on once started), set it to 0 where it can be
+ *        written (or restart it from 0), disarm every channel, unmask and
  *        clear every event. Callbacks and the claim are kept.
  * @param p     the instance
  * @param hz    counting frequency in Hz

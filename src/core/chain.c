@@ -122,10 +122,10 @@ static void disarm_stages(const utim_chain_cfg_t *c, unsigned ch) {
 /*
  * Arm the stage channel `ch` waits in next, from the chained counter `v`
  * (read by the caller, and again after a stage got there while arming): the
- * low timer alone within one low period of the target; else, with software
- * carry, the low timer at the target's low half in the current low period;
- * else the high timer at the target's high half. Returns true when the
- * target is reached (no stage left armed). Lock held.
+ * low timer alone within one low period of the target; else the high timer
+ * at the target's high half (hardware chaining); else the low timer at the
+ * target's low half in the current low period. Never busy-waits. Returns
+ * true when the target is reached (no stage left armed). Lock held.
  */
 static bool stage(const utim_periph_t *p, unsigned ch, uint64_t v) {
   const utim_chain_cfg_t *c = cfg_of(p);
@@ -155,27 +155,28 @@ static bool stage(const utim_periph_t *p, unsigned ch, uint64_t v) {
       return true;
     }
     if (rem <= lomask) {
-      /* Closer than the low timer's minimum distance, utim__arm() waits for
-       * it (a few ticks) and reports it due. */
-      if (utim__arm(c->lo, ch, v & lomask, rem, false) == UTIM__ARMED) {
+      /* The low timer alone. Closer than its minimum distance, the compare
+       * goes where it can still be armed, at most that much after the
+       * target (never a busy-wait: the counter may be stopped). */
+      if (utim__arm(c->lo, ch, v & lomask, rem >= d ? rem : d, false) == UTIM__ARMED) {
         return false;
       }
       continue; /* the low half got there while arming */
     }
-    if (soft(c)) {
-      /* The target's low half in this low period, or in the next one when
-       * it is too close to arm (a compare the hardware still honours that
-       * close is an early match, which service() lets pass). */
-      uint64_t dist = ((target & lomask) - v) & lomask;
-      if (utim__arm(c->lo, ch, v & lomask, dist >= d ? dist : dist + lomask + 1u, false) ==
+    const uint64_t hmask = utim_max(c->hi);
+    const uint64_t hdist = ((target >> w) - (v >> w)) & hmask;
+    if (!soft(c) && hdist >= c->hi->dev->min_distance) {
+      if (utim__arm(c->hi, ch, (v >> w) & hmask, hdist != 0u ? hdist : hmask + 1u, false) ==
           UTIM__ARMED) {
         return false;
       }
       continue;
     }
-    const uint64_t hmask = utim_max(c->hi);
-    uint64_t hdist = ((target >> w) - (v >> w)) & hmask;
-    if (utim__arm(c->hi, ch, (v >> w) & hmask, hdist != 0u ? hdist : hmask + 1u, false) ==
+    /* Software carry (or a high half too close to arm): the target's low
+     * half in this low period, or in the next one when it is too close to
+     * arm; service() lets the matches of earlier periods pass. */
+    const uint64_t dist = ((target & lomask) - v) & lomask;
+    if (utim__arm(c->lo, ch, v & lomask, dist >= d ? dist : dist + lomask + 1u, false) ==
         UTIM__ARMED) {
       return false;
     }

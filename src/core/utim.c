@@ -8,6 +8,11 @@
 /* ---- small helpers ------------------------------------------------------ */
 
 static bool periodic_advance(const utim_periph_t *p, unsigned ch);
+static void handling_time(const utim_periph_t *p, unsigned ch, uint64_t t0);
+
+static uint32_t add_sat32(uint32_t a, uint64_t b) {
+  return b >= (uint64_t)(UINT32_MAX - a) ? UINT32_MAX : a + (uint32_t)b;
+}
 
 static inline utim_state_t *state_of(const utim_periph_t *p) {
   return p->dev->state;
@@ -68,14 +73,46 @@ static void unlock_deliver(const utim_periph_t *p, uint32_t key) {
       utim_cmp_cb_t cb = st->cmp_cb;
       void *arg = st->cmp_arg;
       if (cb != NULL) {
+        const bool timed = (st->periodic & bit) != 0u;
+        const uint64_t t0 = timed ? p->drv->read(p) : 0u;
         utim_port_unlock(key);
         cb(p, ch, arg);
         key = utim_port_lock();
+        // cppcheck-suppress knownConditionTrueFalse ; the callback may clear or re-arm it
+        if (timed && (st->periodic & bit) != 0u) {
+          handling_time(p, ch, t0);
+        }
       }
     }
   }
   st->in_dispatch = 0u;
   utim_port_unlock(key);
+}
+
+/*
+ * After a periodic callback that began at counter `t0`: the time the next
+ * re-arm leaves free before the following match (periodic_advance()). It is
+ * at least what the callback took; when the channel's next match came while
+ * the callback ran (handling one match takes longer than the gap left before
+ * the next), it doubles, so interrupts cannot take the CPU over; otherwise it
+ * decays by half. "While the callback ran" is judged by how far the counter
+ * is past the match, which a counter written meanwhile cannot fake into a
+ * doubling (it would be past by far more). Lock held.
+ */
+static void handling_time(const utim_periph_t *p, unsigned ch, uint64_t t0) {
+  utim_state_t *st = state_of(p);
+  utim_chan_state_t *cs = &st->ch[ch];
+  const uint64_t mask = utim_max(p);
+  const uint64_t now = p->drv->read(p);
+  const uint64_t took = (now - t0) & mask;
+  const uint64_t past = (now - cs->target) & mask;
+  uint64_t h = cs->handled;
+  if ((st->armed & UTIM_EVT_CH(ch)) != 0u && past < took) {
+    h = 2u * h + took + 1u;
+  } else {
+    h = h / 2u > took ? h / 2u : took;
+  }
+  cs->handled = add_sat32(0u, h);
 }
 
 /* ---- arming primitive ----------------------------------------------------- */
@@ -130,6 +167,7 @@ static void forget(utim_state_t *st, unsigned ch) {
   st->ch[ch].period = 0u;
   st->ch[ch].skipped = 0u;
   st->ch[ch].overrun = 0u;
+  st->ch[ch].handled = 0u;
 }
 
 void utim__disarm(const utim_periph_t *p, unsigned ch) {
@@ -151,10 +189,6 @@ void utim__reset_state(const utim_periph_t *p) {
   st->pending = 0u;
 }
 
-static uint32_t add_sat32(uint32_t a, uint64_t b) {
-  return b >= (uint64_t)(UINT32_MAX - a) ? UINT32_MAX : a + (uint32_t)b;
-}
-
 /* Re-arm attempts of a periodic channel with the lock held (see
  * utim_set_periodic()): the lead doubles at each, and the last one tries
  * with the largest lead, half the counter's range. */
@@ -163,16 +197,21 @@ static uint32_t add_sat32(uint32_t a, uint64_t b) {
 /*
  * Move periodic channel `ch`, whose target has been reached, to the first
  * grid point the hardware can still be armed for: at least min_distance plus
- * a lead ahead of the counter. The lead starts at 0; an attempt that finds
- * its own target reached (the period is shorter than a re-arm, or the CPU
- * stalled) makes it twice what that attempt took, so a period that cannot be
- * sustained skips ahead on the grid instead of chasing a target that is
- * always due. Grid points left without a callback of their own are counted
- * in `skipped`. When every attempt fails (the last one with half the range as
- * lead: each arming stalled that long), the reached target is left pending
- * with the channel's re-arm bit set: the delivery loop re-arms before the
- * callback, with the lock released in between. Returns whether the channel
- * is armed. Lock held.
+ * a lead ahead of the counter.
+ *
+ * The lead starts at the channel's handling time (handling_time()): when
+ * matches come faster than they are handled, the CPU still gets time
+ * between two of them instead of running handlers back to back (an
+ * interrupt storm starving everything else). An attempt that finds its own
+ * target reached anyway (the period is shorter than a re-arm, or the CPU
+ * stalled) makes the lead twice what that attempt took, so a period that
+ * cannot be sustained skips ahead on the grid instead of chasing a target
+ * that is always due. Grid points left without a callback of their own are
+ * counted in `skipped`. When every attempt fails (the last one with half the
+ * range as lead: each arming stalled that long), the reached target is left
+ * pending with the channel's re-arm bit set: the delivery loop re-arms before
+ * the callback, with the lock released in between. Returns whether the
+ * channel is armed. Lock held.
  */
 static bool periodic_advance(const utim_periph_t *p, unsigned ch) {
   utim_state_t *st = state_of(p);
@@ -181,7 +220,7 @@ static bool periodic_advance(const utim_periph_t *p, unsigned ch) {
   const uint64_t mask = utim_max(p);
   const uint64_t lead_max = mask >> 1;
   const uint64_t d = p->dev->min_distance;
-  uint64_t lead = 0u;
+  uint64_t lead = cs->handled < lead_max ? cs->handled : lead_max;
   for (unsigned attempt = 0u; attempt < REARM_TRIES; attempt++) {
     if (attempt == REARM_TRIES - 1u) {
       lead = lead_max;

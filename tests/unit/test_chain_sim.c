@@ -276,6 +276,22 @@ static void t_write_onto_compare(void *arg) {
     TH_CHECKF(((ev.at[0] - x) & 0xffffffffu) < 64u, "callback at 0x%llx",
               (unsigned long long)ev.at[0]);
   }
+
+  /* Written (while stopped) to one tick before the compare, closer than the
+   * low timer's minimum distance: the write returns (the fuzz target found
+   * it busy-waiting on the stopped counter) and the match comes once, at
+   * most the minimum distance late, after the start. */
+  start_at(p, 0u);
+  TH_EQ(utim_stop(p), 0);
+  TH_EQ(utim_set_abs(p, 0, 0x1234u), 0);
+  TH_EQ(utim_write(p, 0x1233u), 0);
+  TH_EQ(ev.n, 0u);
+  TH_EQ(utim_start(p), 0);
+  sim_advance(100000u);
+  if (TH_CHECKF(ev.n == 1u, "%u callbacks", ev.n)) {
+    TH_CHECKF(((ev.at[0] - 0x1234u) & 0xffffffffu) < 16u, "callback at 0x%llx",
+              (unsigned long long)ev.at[0]);
+  }
 }
 
 int main(void) {
