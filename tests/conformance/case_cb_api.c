@@ -4,6 +4,12 @@
  */
 #include "ct.h"
 
+/*
+ * The actions run in the interrupt context (native: the interrupt thread).
+ * They read ct_self_period, written before ct_set_action() publishes them
+ * (release/acquire), so a plain variable is safe. Their checks write the
+ * harness's state only when they fail.
+ */
 static uint64_t ct_self_period;
 
 /* Channel 0's callback clears channel 1, which became due at the same time. */
