@@ -1,12 +1,56 @@
 # Behaviour checks of utim-bench, run by ctest in script mode:
-#   cmake -DBENCH=<path to utim-bench> -DMODE=smoke|cli -P bench_check.cmake
+#   cmake -DBENCH=<path to utim-bench> -DMODE=smoke|cli -DWORKDIR=<scratch directory>
+#         [-DCOMMANDS=ops;clock;sleep;timeout] -P bench_check.cmake
 # smoke: `ops --runs 3 --iterations 1000 --no-callgrind --json` exits 0 and prints one
-#        JSON document with every (driver, name, api, instance) row and its fields.
-# cli:   help works, bad arguments fail with a message that points to --help.
+#        JSON document with every (driver, name, api, instance) row and its fields; the
+#        same document goes to --json-out FILE, and `-o -` is stdout.
+# cli:   help works and lists every option; for every command in COMMANDS, bad arguments
+#        (unknown option, missing or out-of-range value, a value that is an option such as
+#        `--json-out --json`) fail with a message naming the option and pointing to --help,
+#        and an output file that cannot be written (-o / --json-out in a missing directory)
+#        fails before anything is measured: no table on stdout or in the other output file,
+#        an existing file left as it was.
 # Prints TAP lines and "N passed, N failed"; fails when any check fails. Never checks speed.
 cmake_minimum_required(VERSION 3.20)
 
 include(${CMAKE_CURRENT_LIST_DIR}/bench_tap.cmake)
+
+if(NOT WORKDIR)
+  message(FATAL_ERROR "WORKDIR must name a scratch directory")
+endif()
+if(NOT COMMANDS)
+  set(COMMANDS ops)
+endif()
+file(REMOVE_RECURSE "${WORKDIR}")
+file(MAKE_DIRECTORY "${WORKDIR}")
+
+# run(<args>...): runs utim-bench in WORKDIR; sets rc, out, err.
+function(run)
+  execute_process(COMMAND ${BENCH} ${ARGN} WORKING_DIRECTORY "${WORKDIR}"
+    RESULT_VARIABLE r OUTPUT_VARIABLE o ERROR_VARIABLE e)
+  set(rc "${r}" PARENT_SCOPE)
+  set(out "${o}" PARENT_SCOPE)
+  set(err "${e}" PARENT_SCOPE)
+endfunction()
+
+# Short settings of each command, so that even a regression that measures stays brief,
+# and one of its number options with a value out of range.
+set(short_ops --runs 1 --iterations 10 --no-callgrind)
+set(num_ops --runs)
+set(bad_ops 1001)
+set(short_clock --runs 3 --drift-seconds 1)
+set(num_clock --runs)
+set(bad_clock 2)
+set(short_sleep --samples 1)
+set(num_sleep --samples)
+set(bad_sleep 0)
+set(short_timeout --samples 1 --no-cyclictest)
+set(num_timeout --samples)
+set(bad_timeout 1000001)
+set(opts_ops --runs --iterations --no-callgrind)
+set(opts_clock --runs --drift-seconds --long)
+set(opts_sleep --samples --long)
+set(opts_timeout --samples --long --no-cyclictest)
 
 if(MODE STREQUAL "smoke")
   execute_process(COMMAND ${BENCH} ops --runs 3 --iterations 1000 --no-callgrind --json
@@ -94,6 +138,28 @@ if(MODE STREQUAL "smoke")
   endforeach()
   check(all "every driver/op/path combination is present ${missing}")
 
+  run(ops --runs 3 --iterations 1000 --no-callgrind --json --json-out ops.json)
+  set(stdout_doc "${out}")
+  set(ok OFF)
+  if(rc EQUAL 0 AND EXISTS "${WORKDIR}/ops.json")
+    file(READ "${WORKDIR}/ops.json" filed)
+    string(JSON fb ERROR_VARIABLE jerr GET "${filed}" benchmark)
+    string(JSON fn ERROR_VARIABLE jerr2 LENGTH "${filed}" rows)
+    string(JSON sn ERROR_VARIABLE jerr3 LENGTH "${stdout_doc}" rows)
+    if(NOT jerr AND NOT jerr2 AND NOT jerr3 AND fb STREQUAL "ops" AND fn EQUAL sn)
+      set(ok ON)
+    endif()
+  endif()
+  check(ok "--json-out FILE holds the same JSON document as stdout (rc=${rc} ${err})")
+
+  run(ops --runs 1 --iterations 10 --no-callgrind --json -o -)
+  string(JSON bench ERROR_VARIABLE jerr GET "${out}" benchmark)
+  set(ok OFF)
+  if(rc EQUAL 0 AND NOT jerr AND bench STREQUAL "ops")
+    set(ok ON)
+  endif()
+  check(ok "-o - writes to stdout (rc=${rc} ${err})")
+
 elseif(MODE STREQUAL "cli")
   execute_process(COMMAND ${BENCH} --help RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_QUIET)
   set(ok OFF)
@@ -125,6 +191,108 @@ elseif(MODE STREQUAL "cli")
     set(ok ON)
   endif()
   check(ok "unknown option message is exact")
+
+  foreach(cmd IN LISTS COMMANDS)
+    set(short ${short_${cmd}})
+    set(hint "; see 'utim-bench ${cmd} --help'\n$")
+
+    run(${cmd} --help)
+    set(ok OFF)
+    if(rc EQUAL 0 AND out MATCHES "--json" AND out MATCHES "-o, --output FILE"
+       AND out MATCHES "--json-out FILE" AND out MATCHES "-h, --help")
+      set(ok ON)
+      foreach(o IN LISTS opts_${cmd})
+        if(NOT out MATCHES "\n  ${o}")
+          set(ok OFF)
+        endif()
+      endforeach()
+    endif()
+    check(ok "${cmd} --help lists ${opts_${cmd}} and the output options")
+
+    # Unknown option, missing value, value out of range: the option is named, --help pointed to.
+    run(${cmd} --x)
+    set(ok OFF)
+    if(rc EQUAL 2 AND out STREQUAL "" AND err STREQUAL "utim-bench: unknown option '--x'; see 'utim-bench ${cmd} --help'\n")
+      set(ok ON)
+    endif()
+    check(ok "${cmd} --x: unknown option, named, with the usage hint (rc=${rc} ${err})")
+
+    run(${cmd} ${num_${cmd}})
+    set(ok OFF)
+    if(rc EQUAL 2 AND out STREQUAL "" AND err MATCHES "^utim-bench: option '${num_${cmd}}' needs a value.*${hint}")
+      set(ok ON)
+    endif()
+    check(ok "${cmd} ${num_${cmd}} without its value: named, with the usage hint (rc=${rc} ${err})")
+
+    run(${cmd} ${num_${cmd}} ${bad_${cmd}})
+    set(ok OFF)
+    if(rc EQUAL 2 AND out STREQUAL "" AND err MATCHES "^utim-bench: option '${num_${cmd}}' needs a number from [0-9]+ to [0-9]+, got '${bad_${cmd}}'${hint}")
+      set(ok ON)
+    endif()
+    check(ok "${cmd} ${num_${cmd}} ${bad_${cmd}}: out of range, named, with the usage hint (rc=${rc} ${err})")
+
+    run(${cmd} ${short} ${num_${cmd}} --json)
+    set(ok OFF)
+    if(rc EQUAL 2 AND out STREQUAL "" AND err MATCHES "^utim-bench: option '${num_${cmd}}' .*got '--json', which looks like an option${hint}")
+      set(ok ON)
+    endif()
+    check(ok "${cmd} ${num_${cmd}} --json: an option is not taken for the number (rc=${rc} ${err})")
+
+    # An option taken for a file name: refused, and no file named after it.
+    foreach(fopt --json-out -o)
+      run(${cmd} ${short} ${fopt} --json)
+      set(ok OFF)
+      if(rc EQUAL 2 AND out STREQUAL "" AND NOT EXISTS "${WORKDIR}/--json"
+         AND err MATCHES "^utim-bench: option '(${fopt}|-o/--output)' needs a file name, got '--json', which looks like an option.*${hint}")
+        set(ok ON)
+      endif()
+      check(ok "${cmd} ${fopt} --json: refused before measuring, no file '--json' (rc=${rc} ${err})")
+      file(REMOVE "${WORKDIR}/--json")
+    endforeach()
+
+    # Output files are opened before measuring: a bad one fails at once, nothing measured.
+    run(${cmd} ${short} -o /nonexistent/dir/x)
+    string(REGEX MATCHALL "\n" lines "${err}")
+    list(LENGTH lines nlines)
+    set(ok OFF)
+    if(NOT rc EQUAL 0 AND out STREQUAL "" AND nlines EQUAL 1
+       AND err MATCHES "^utim-bench: .*'/nonexistent/dir/x' \\(option -o/--output\\).*nothing was measured")
+      set(ok ON)
+    endif()
+    check(ok "${cmd} -o /nonexistent/dir/x: one message naming the file and option, nothing measured (rc=${rc} ${err})")
+
+    run(${cmd} ${short} --json-out /nonexistent/dir/x)
+    set(ok OFF)
+    if(NOT rc EQUAL 0 AND out STREQUAL ""
+       AND err MATCHES "^utim-bench: .*'/nonexistent/dir/x' \\(option --json-out\\).*nothing was measured")
+      set(ok ON)
+    endif()
+    check(ok "${cmd} --json-out /nonexistent/dir/x: fails with no table on stdout (rc=${rc} ${err})")
+
+    run(${cmd} ${short} -o table.txt --json-out /nonexistent/dir/x)
+    set(ok OFF)
+    if(NOT rc EQUAL 0 AND NOT EXISTS "${WORKDIR}/table.txt")
+      set(ok ON)
+    endif()
+    check(ok "${cmd} -o FILE --json-out /nonexistent/dir/x: FILE is not even created (rc=${rc})")
+    file(REMOVE "${WORKDIR}/table.txt")
+
+    file(WRITE "${WORKDIR}/keep.txt" "an earlier result\n")
+    run(${cmd} ${short} -o keep.txt --json-out /nonexistent/dir/x)
+    file(READ "${WORKDIR}/keep.txt" kept)
+    set(ok OFF)
+    if(NOT rc EQUAL 0 AND kept STREQUAL "an earlier result\n")
+      set(ok ON)
+    endif()
+    check(ok "${cmd}: an existing -o FILE is left as it was when the run fails (rc=${rc})")
+
+    run(${cmd} ${short} -o same.txt --json-out same.txt)
+    set(ok OFF)
+    if(NOT rc EQUAL 0 AND NOT EXISTS "${WORKDIR}/same.txt" AND err MATCHES "same file")
+      set(ok ON)
+    endif()
+    check(ok "${cmd} -o F --json-out F: refused before measuring (rc=${rc} ${err})")
+  endforeach()
 else()
   message(FATAL_ERROR "MODE must be smoke or cli")
 endif()

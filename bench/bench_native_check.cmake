@@ -1,8 +1,10 @@
 # Behaviour checks of the native benchmarks of utim-bench, run by ctest in script mode:
-#   cmake -DBENCH=<path to utim-bench> -DMODE=clock|sleep|timeout -P bench_native_check.cmake
-# Runs the command with short settings and --json, and checks that it exits 0 and prints one
-# JSON document whose rows carry name, unit, median, mean, p99, max and n (numbers), plus
-# cpu_percent on sleep rows and the rows each command promises. Never checks speed.
+#   cmake -DBENCH=<path to utim-bench> -DMODE=clock|sleep|timeout -DWORKDIR=<scratch directory>
+#         -P bench_native_check.cmake
+# Runs the command with short settings, --json and --json-out FILE, and checks that it exits 0
+# and prints one JSON document whose rows carry name, unit, median, mean, p99, max and n
+# (numbers), plus cpu_percent on sleep rows and the rows each command promises, and that FILE
+# holds the same document. Never checks speed.
 # Prints TAP lines and "N passed, N failed"; fails when any check fails.
 cmake_minimum_required(VERSION 3.20)
 
@@ -21,8 +23,15 @@ elseif(MODE STREQUAL "timeout")
 else()
   message(FATAL_ERROR "MODE must be clock, sleep or timeout")
 endif()
+if(NOT WORKDIR)
+  message(FATAL_ERROR "WORKDIR must name a scratch directory")
+endif()
+file(REMOVE_RECURSE "${WORKDIR}")
+file(MAKE_DIRECTORY "${WORKDIR}")
+set(json_file "${WORKDIR}/${MODE}.json")
 
-execute_process(COMMAND ${BENCH} ${args} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+execute_process(COMMAND ${BENCH} ${args} --json-out ${json_file}
+  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 set(ok OFF)
 if(rc EQUAL 0)
   set(ok ON)
@@ -120,5 +129,15 @@ elseif(MODE STREQUAL "timeout")
   endif()
   check(ok "alarm.hz is the frequency measured at (${hz})")
 endif()
+
+# The file is written from the same result as stdout, so it is the same document.
+set(ok OFF)
+if(EXISTS "${json_file}")
+  file(READ "${json_file}" filed)
+  if(filed STREQUAL out)
+    set(ok ON)
+  endif()
+endif()
+check(ok "--json-out FILE holds the same JSON document as stdout")
 
 tap_finish()

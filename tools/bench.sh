@@ -8,7 +8,7 @@
 #
 # Default run: about 2 minutes of measuring (ops ~5 s, clock ~60 s: its
 # background drift measurement of utim_now() against CLOCK_MONOTONIC_RAW runs
-# for the one minute the issue asks for, sleep ~20 s, timeout ~30 s with
+# for one minute, sleep ~20 s, timeout ~30 s with
 # cyclictest), kept under 3 minutes. --long: more runs and samples everywhere
 # (about 6 minutes).
 #

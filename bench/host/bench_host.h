@@ -11,13 +11,9 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "bench_opts.h"
+#include "bench_output.h"
 #include "utim_bench.h"
-
-/** @brief Program name used in messages. */
-#define BENCH_PROG "utim-bench"
-
-/** @brief Exit status of a usage error (bad command line). */
-#define BENCH_EXIT_USAGE 2
 
 /** @brief A subcommand: `utim-bench <name> ...`. */
 typedef struct bench_cmd {
@@ -48,33 +44,11 @@ int bench_cmd_timeout(int argc, char **argv);
 /** @brief File name of the program that holds `ops` and the sim board. */
 #define BENCH_OPS_HELPER "utim-bench-ops"
 
-/** @brief Print "utim-bench: <msg>; see '<help>'" to stderr and return BENCH_EXIT_USAGE. */
 /**
  * @brief clock_gettime(@p id) in ns (0 when the clock cannot be read).
  * @param id a POSIX clock, e.g. CLOCK_MONOTONIC or CLOCK_THREAD_CPUTIME_ID
  */
 int64_t bench_clock_ns(clockid_t id);
-
-int bench_usage_error(const char *help_cmd, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-/**
- * @brief Parse a positive decimal integer option value.
- * @return true when @p s is a decimal number in [@p lo, @p hi]
- */
-bool bench_parse_uint(const char *s, unsigned long lo, unsigned long hi, unsigned long *out);
-
-/**
- * @brief Match option @p name at argv[*i], as "--opt VALUE" or "--opt=VALUE".
- * @param[in,out] i index of the current argument; moved past a separate value
- * @param[out] matched true when argv[*i] is this option (with or without a value)
- * @return the value, or NULL when absent (then *matched tells whether the
- *         option itself was there, without its value)
- */
-const char *bench_opt_value(int argc, char **argv, int *i, const char *name, bool *matched);
-
-/** @brief Write @p v as a JSON number with 3 decimals, or null when !@p valid. */
-void bench_json_num(FILE *f, bool valid, double v);
 
 /** @brief Turn progress messages on when stderr is a terminal (call once per command). */
 void bench_progress_init(void);
@@ -93,37 +67,8 @@ void bench_progress_done(void);
  */
 bool bench_find_program(const char *name, char *path, size_t cap);
 
-/**
- * @brief Where the results of one command go: the table or JSON on stdout
- *        (or -o FILE), and optionally also the JSON in --json-out FILE.
- */
-typedef struct bench_output {
-  bool json;            /**< --json: the JSON document instead of the table */
-  const char *out;      /**< -o/--output FILE, NULL for stdout */
-  const char *json_out; /**< --json-out FILE, NULL for none */
-} bench_output_t;
-
-/**
- * @brief Parse one of the output options (--json, --json-out, -o/--output)
- *        at argv[*i].
- * @param help_cmd command named in usage errors ("utim-bench clock")
- * @param[out] rc the exit status when the option is malformed (else untouched)
- * @return true when argv[*i] was an output option (check @p rc for an error:
- *         it is set >= 0 then)
- */
-bool bench_parse_output(int argc, char **argv, int *i, const char *help_cmd, bench_output_t *o,
-                        int *rc);
-
-/**
- * @brief Print the result: @p table or @p json to stdout / -o FILE, and
- *        @p json to --json-out FILE as well.
- * @return 0, or 1 after a message when a file cannot be written
- */
-int bench_emit(const bench_output_t *o, void (*table)(FILE *f, const void *r),
-               void (*json)(FILE *f, const void *r), const void *r);
-
 /** @brief Machine description printed with every result. */
-typedef struct bench_machine {
+struct bench_machine {
   char cpu[128];      /**< CPU model name */
   char arch[32];      /**< machine architecture (uname) */
   char compiler[64];  /**< compiler that built utim-bench */
@@ -131,7 +76,9 @@ typedef struct bench_machine {
   bool tsc;           /**< a time stamp counter is read (x86-64 rdtsc) */
   bool tsc_invariant; /**< /proc/cpuinfo lists constant_tsc and nonstop_tsc */
   double tsc_hz;      /**< calibrated TSC frequency, 0 without a TSC */
-} bench_machine_t;
+};
+/** @brief Machine description printed with every result. */
+typedef struct bench_machine bench_machine_t;
 
 /** @brief Fill @p m; calibrates the TSC against CLOCK_MONOTONIC (about 50 ms). */
 void bench_machine_probe(bench_machine_t *m);
@@ -139,16 +86,19 @@ void bench_machine_probe(bench_machine_t *m);
 /** @brief Time stamp: t[0] CLOCK_MONOTONIC ns, t[1] TSC ticks (0 without a TSC). */
 void bench_host_stamp(bench_stamp_t *out);
 
-/** @brief Write @p s as a JSON string literal (with quotes). */
-void bench_json_string(FILE *f, const char *s);
-
 /**
  * @brief Write the members of the "machine" object of @p m (cpu, arch,
- *        compiler, build, tsc, tsc_invariant, tsc_hz), without braces.
+ *        compiler, build, tsc, tsc_invariant, tsc_hz).
+ * @param w the JSON writer, inside the "machine" object
+ * @param m the machine
  */
-void bench_json_machine_fields(FILE *f, const bench_machine_t *m);
+void bench_jw_machine(bench_jw_t *w, const bench_machine_t *m);
 
-/** @brief Print the machine lines of a table header (cpu, tsc, compiler). */
+/**
+ * @brief Print the machine lines of a table header (cpu, tsc, compiler).
+ * @param f where to print
+ * @param m the machine
+ */
 void bench_print_machine(FILE *f, const bench_machine_t *m);
 
 /** @brief Summary statistics of a sample. */
@@ -169,10 +119,12 @@ typedef struct bench_stats {
 void bench_stats(double *v, size_t n, bench_stats_t *out);
 
 /**
- * @brief Write the common row fields "median","mean","p99","max","min",
- *        "stddev","n" of @p s (no leading comma, no braces).
+ * @brief Write the common row members "median", "mean", "p99", "max",
+ *        "min", "stddev" (null when @p s is empty) and "n" of @p s.
+ * @param w the JSON writer, inside a row object
+ * @param s the statistics
  */
-void bench_json_stats(FILE *f, const bench_stats_t *s);
+void bench_jw_stats(bench_jw_t *w, const bench_stats_t *s);
 
 /**
  * @brief Find valgrind in PATH.

@@ -6,7 +6,6 @@
  *        and the drift of utim_now() against CLOCK_MONOTONIC_RAW.
  */
 #include <errno.h>
-#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,11 +16,10 @@
 #include "clocksource.h"
 #include "utim/utim.h"
 
-#define CLK_HELP            BENCH_PROG " clock"
-#define CLK_DEFAULT_RUNS    21u
-#define CLK_LONG_RUNS       101u
-#define CLK_DEFAULT_DRIFT_S 10u
-#define CLK_LONG_DRIFT_S    60u
+#define CLK_DEFAULT_RUNS    21
+#define CLK_LONG_RUNS       101
+#define CLK_DEFAULT_DRIFT_S 10
+#define CLK_LONG_DRIFT_S    60
 #define CLK_DRIFT_PERIOD_NS (250 * UTIM_NS_PER_MS)
 #define CLK_RUN_TARGET_NS   2000000u /* one timed run lasts about this long */
 #define CLK_MAX_ROWS        24u
@@ -29,9 +27,9 @@
 #define CLK_FIGURE_VS_MONO  0.6
 
 typedef struct clk_opts {
-  bench_output_t out;
-  unsigned long runs;
-  unsigned long drift_s;
+  unsigned long runs;    /* 0 until given */
+  unsigned long drift_s; /* 0 until given */
+  bool lng;
 } clk_opts_t;
 
 typedef struct clk_row {
@@ -58,89 +56,42 @@ typedef struct clk_report {
   size_t nnotes;
 } clk_report_t;
 
-static void clk_usage(FILE *f) {
-  fprintf(
-      f,
-      "usage: " BENCH_PROG " clock [--json] [--json-out FILE] [-o FILE] [--runs N]\n"
-      "                         [--drift-seconds N] [--long]\n"
-      "\n"
-      "Cost of one time read, all rows measured side by side in one run (runs\n"
-      "interleaved row by row, so a frequency change hits every row alike):\n"
-      "  rdtsc, rdtscp, lfence;rdtsc   the CPU counter instructions (x86-64)\n"
-      "  clock_gettime(CLOCK_...)      MONOTONIC, MONOTONIC_RAW, REALTIME, MONOTONIC_COARSE\n"
-      "  utim_read(NAME)               utim_read() on every native instance, each\n"
-      "                                initialised at its highest frequency\n"
-      "  utim_now()                    utim's time in ns (boards/native/clocksource.h)\n"
-      "Per row: ns per read (median of the runs, empty-loop cost subtracted) and\n"
-      "its ratio to clock_gettime(CLOCK_MONOTONIC). Then the time source utim chose\n"
-      "and why, and the drift of utim_now() against CLOCK_MONOTONIC_RAW, measured\n"
-      "by a background thread (sampling every 250 ms) while the reads are timed.\n"
-      "\n"
-      "options:\n"
-      "  --json             print one JSON document: {\"benchmark\":\"clock\",\n"
-      "                     "
-      "\"machine\":{...},\"source\":{...},\"drift\":{...},\"rows\":[{\"name\",\n"
-      "                     \"kind\",\"unit\":\"ns\",\"median\",\"mean\",\"p99\",\"max\",\"min\",\n"
-      "                     \"stddev\",\"n\",\"iterations\",\"ratio_monotonic\"}]}; statistics "
-      "are\n"
-      "                     over the runs (n = runs) of ns per read\n"
-      "  --runs N           timed runs per row (default %u, %u with --long)\n"
-      "  --drift-seconds N  length of the drift measurement (default %u, %u with --long)\n"
-      "  --long             the longer settings above\n"
-      "  -o, --output FILE  write the result to FILE instead of stdout\n"
-      "  --json-out FILE    also write the JSON document to FILE\n"
-      "  -h, --help         show this help\n",
-      CLK_DEFAULT_RUNS, CLK_LONG_RUNS, CLK_DEFAULT_DRIFT_S, CLK_LONG_DRIFT_S);
+static void clk_describe(FILE *f) {
+  fputs("Cost of one time read, all rows measured side by side in one run (runs\n"
+        "interleaved row by row, so a frequency change hits every row alike):\n"
+        "  rdtsc, rdtscp, lfence;rdtsc   the CPU counter instructions (x86-64)\n"
+        "  clock_gettime(CLOCK_...)      MONOTONIC, MONOTONIC_RAW, REALTIME, MONOTONIC_COARSE\n"
+        "  utim_read(NAME)               utim_read() on every native instance, each\n"
+        "                                initialised at its highest frequency\n"
+        "  utim_now()                    utim's time in ns (boards/native/clocksource.h)\n"
+        "Per row: ns per read (median of the runs, empty-loop cost subtracted) and\n"
+        "its ratio to clock_gettime(CLOCK_MONOTONIC). Then the time source utim chose\n"
+        "and why, and the drift of utim_now() against CLOCK_MONOTONIC_RAW, measured\n"
+        "by a background thread (sampling every 250 ms) while the reads are timed.\n",
+        f);
 }
 
-/* Returns -1 to continue, else the exit status. */
-static int parse(int argc, char **argv, clk_opts_t *o) {
-  *o = (clk_opts_t){.runs = 0, .drift_s = ULONG_MAX};
-  bool lng = false;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    bool m = false;
-    const char *v;
-    int rc = -1;
-    if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-      clk_usage(stdout);
-      return 0;
-    }
-    if (bench_parse_output(argc, argv, &i, CLK_HELP, &o->out, &rc)) {
-      if (rc >= 0) {
-        return rc;
-      }
-    } else if (strcmp(a, "--long") == 0) {
-      lng = true;
-    } else if ((v = bench_opt_value(argc, argv, &i, "--runs", &m)) != NULL || m) {
-      if (v == NULL) {
-        return bench_usage_error(CLK_HELP, "option '--runs' needs a value");
-      }
-      if (!bench_parse_uint(v, 3, 10000, &o->runs)) {
-        return bench_usage_error(CLK_HELP, "--runs needs a number from 3 to 10000, got '%s'", v);
-      }
-    } else if ((v = bench_opt_value(argc, argv, &i, "--drift-seconds", &m)) != NULL || m) {
-      if (v == NULL) {
-        return bench_usage_error(CLK_HELP, "option '--drift-seconds' needs a value");
-      }
-      if (!bench_parse_uint(v, 1, 86400, &o->drift_s)) {
-        return bench_usage_error(CLK_HELP,
-                                 "--drift-seconds needs a number from 1 to 86400, got '%s'", v);
-      }
-    } else if (a[0] == '-') {
-      return bench_usage_error(CLK_HELP, "unknown option '%s'", a);
-    } else {
-      return bench_usage_error(CLK_HELP, "unexpected argument '%s'", a);
-    }
-  }
-  if (o->runs == 0u) {
-    o->runs = lng ? CLK_LONG_RUNS : CLK_DEFAULT_RUNS;
-  }
-  if (o->drift_s == ULONG_MAX) {
-    o->drift_s = lng ? CLK_LONG_DRIFT_S : CLK_DEFAULT_DRIFT_S;
-  }
-  return -1;
-}
+static const bench_opt_t clk_opts[] = {
+    BENCH_UINT("--runs", clk_opts_t, runs, 3u, 10000u,
+               "timed runs per row (default " BENCH_STR(CLK_DEFAULT_RUNS) ", " BENCH_STR(
+                   CLK_LONG_RUNS) " with --long)"),
+    BENCH_UINT("--drift-seconds", clk_opts_t, drift_s, 1u, 86400u,
+               "length of the drift measurement in s (default " BENCH_STR(
+                   CLK_DEFAULT_DRIFT_S) ", " BENCH_STR(CLK_LONG_DRIFT_S) " with --long)"),
+    BENCH_FLAG("--long", clk_opts_t, lng, "the longer settings above"),
+};
+
+static const bench_cli_t clk_cli = {
+    .cmd = "clock",
+    .opts = clk_opts,
+    .nopts = sizeof clk_opts / sizeof clk_opts[0],
+    .json_help = "print one JSON document: {\"benchmark\":\"clock\",\n"
+                 "\"machine\":{...},\"source\":{...},\"drift\":{...},\"rows\":[{\"name\",\n"
+                 "\"kind\",\"unit\":\"ns\",\"median\",\"mean\",\"p99\",\"max\",\"min\",\n"
+                 "\"stddev\",\"n\",\"iterations\",\"ratio_monotonic\"}]}; statistics are\n"
+                 "over the runs (n = runs) of ns per read",
+    .describe = clk_describe,
+};
 
 /* ---- the measured loops: one read per iteration, results summed so no read is dead */
 
@@ -322,76 +273,89 @@ static double ratio_mono(const clk_report_t *r, const clk_row_t *row) {
   return row->st.median / mono->st.median;
 }
 
-static void print_json(FILE *f, const void *rp) {
+static void json_machine(bench_jw_t *w, const void *rp) {
   const clk_report_t *r = rp;
-  fputs("{\"benchmark\":\"clock\",\"machine\":{", f);
-  bench_json_machine_fields(f, &r->m);
-  fprintf(f, ",\"runs\":%lu,\"baseline_ns\":", r->o->runs);
-  bench_json_num(f, true, r->base_ns);
-  fputs("},\n\"source\":{\"chosen\":", f);
+  bench_jw_uint(w, "runs", r->o->runs);
+  bench_jw_num(w, "baseline_ns", true, r->base_ns);
+}
+
+static void print_json(bench_jw_t *w, const void *rp) {
+  const clk_report_t *r = rp;
+  bench_jw_object(w, "source");
   const bool have_cs = r->cs.chosen >= 0 && r->cs.chosen < UTIM_CS_COUNT;
-  bench_json_string(f, have_cs ? r->cs.cand[r->cs.chosen].name : "unknown");
-  fprintf(f, ",\"how\":\"%s\",\"hz\":%llu,\"mult\":%llu,\"shift\":%u,\"kernel_clocksource\":",
-          r->cs.how == UTIM_CS_ENV   ? "env"
-          : r->cs.how == UTIM_CS_API ? "api"
-                                     : "auto",
-          (unsigned long long)r->cs.hz, (unsigned long long)r->cs.ms.mult, r->cs.ms.shift);
-  bench_json_string(f, r->cs.kernel_cs);
-  fputs(",\"reason\":", f);
-  bench_json_string(f, r->cs.reason);
-  fputs(",\"candidates\":[", f);
+  bench_jw_str(w, "chosen", have_cs ? r->cs.cand[r->cs.chosen].name : "unknown");
+  bench_jw_str(w, "how",
+               r->cs.how == UTIM_CS_ENV   ? "env"
+               : r->cs.how == UTIM_CS_API ? "api"
+                                          : "auto");
+  bench_jw_uint(w, "hz", r->cs.hz);
+  bench_jw_uint(w, "mult", r->cs.ms.mult);
+  bench_jw_uint(w, "shift", r->cs.ms.shift);
+  bench_jw_str(w, "kernel_clocksource", r->cs.kernel_cs);
+  bench_jw_str(w, "reason", r->cs.reason);
+  bench_jw_array(w, "candidates");
   for (int i = 0; i < UTIM_CS_COUNT; i++) {
     const utim_cs_candidate_t *c = &r->cs.cand[i];
-    fprintf(f, "%s{\"name\":", i ? "," : "");
-    bench_json_string(f, c->name != NULL ? c->name : "");
-    fprintf(f, ",\"rating\":%d,\"why\":", (int)c->rating);
-    bench_json_string(f, c->why != NULL ? c->why : "");
-    fputs("}", f);
+    bench_jw_object(w, NULL);
+    bench_jw_str(w, "name", c->name);
+    bench_jw_int(w, "rating", (int)c->rating);
+    bench_jw_str(w, "why", c->why);
+    bench_jw_end(w);
   }
-  fputs("]},\n\"drift\":", f);
+  bench_jw_end(w);
+  bench_jw_end(w);
   if (r->drift_rc != 0) {
-    fputs("null", f);
+    bench_jw_null(w, "drift");
   } else {
     const utim_cs_drift_t *d = &r->drift;
-    fprintf(f,
-            "{\"against\":\"CLOCK_MONOTONIC_RAW\",\"elapsed_ns\":%lld,\"drift_ns\":%lld,"
-            "\"drift_ppb\":%lld,\"max_dev_ns\":%lld,\"bracket_ns\":%lld,\"samples\":%u,"
-            "\"refits\":%u}",
-            (long long)d->elapsed, (long long)d->drift, (long long)d->drift_ppb,
-            (long long)d->max_dev, (long long)d->bracket, d->samples, d->refits);
+    bench_jw_object(w, "drift");
+    bench_jw_str(w, "against", "CLOCK_MONOTONIC_RAW");
+    bench_jw_int(w, "elapsed_ns", (long long)d->elapsed);
+    bench_jw_int(w, "drift_ns", (long long)d->drift);
+    bench_jw_int(w, "drift_ppb", (long long)d->drift_ppb);
+    bench_jw_int(w, "max_dev_ns", (long long)d->max_dev);
+    bench_jw_int(w, "bracket_ns", (long long)d->bracket);
+    bench_jw_uint(w, "samples", d->samples);
+    bench_jw_uint(w, "refits", d->refits);
+    bench_jw_end(w);
   }
-  fputs(",\n\"notes\":[", f);
+  bench_jw_array(w, "notes");
   for (size_t i = 0; i < r->nnotes; i++) {
-    fputs(i ? "," : "", f);
-    bench_json_string(f, r->notes[i]);
+    bench_jw_str(w, NULL, r->notes[i]);
   }
-  fputs("],\n\"rows\":[", f);
+  bench_jw_end(w);
+  bench_jw_array(w, "rows");
   for (size_t i = 0; i < r->nrows; i++) {
     const clk_row_t *row = &r->rows[i];
-    fprintf(f, "%s\n{\"name\":", i ? "," : "");
-    bench_json_string(f, row->name);
-    fprintf(f, ",\"kind\":\"%s\",\"unit\":\"ns\",", row->kind);
-    bench_json_stats(f, &row->st);
-    fprintf(f, ",\"iterations\":%u,\"ratio_monotonic\":", row->iters);
+    bench_jw_object(w, NULL);
+    bench_jw_str(w, "name", row->name);
+    bench_jw_str(w, "kind", row->kind);
+    bench_jw_str(w, "unit", "ns");
+    bench_jw_stats(w, &row->st);
+    bench_jw_uint(w, "iterations", row->iters);
     double q = ratio_mono(r, row);
-    bench_json_num(f, q >= 0.0, q);
+    bench_jw_num(w, "ratio_monotonic", q >= 0.0, q);
     if (row->inst != NULL) {
-      fprintf(f, ",\"hz\":%u", row->hz);
+      bench_jw_uint(w, "hz", row->hz);
     }
-    fputs("}", f);
+    bench_jw_end(w);
   }
-  fputs("\n]}\n", f);
+  bench_jw_end(w);
 }
+
+static const bench_col_t clk_cols[] = {
+    {"read", -44, 0}, {"ns/read", 9, 2}, {"mean", 9, 2},
+    {"p99", 9, 2},    {"max", 9, 2},     {"x MONO", 8, 2},
+};
+#define CLK_NCOLS (sizeof clk_cols / sizeof clk_cols[0])
 
 static void print_table(FILE *f, const void *rp) {
   const clk_report_t *r = rp;
-  fprintf(f, "utim-bench clock: cost of one time read\n");
-  bench_print_machine(f, &r->m);
   fprintf(f,
           "  timing:    median of %lu runs of about %u ms each, rows interleaved; empty loop "
-          "subtracted (%.3f ns per iteration)\n",
+          "subtracted (%.3f ns per iteration)\n\n",
           r->o->runs, CLK_RUN_TARGET_NS / 1000000u, r->base_ns);
-  fprintf(f, "\n%-44s %9s %9s %9s %9s %8s\n", "read", "ns/read", "mean", "p99", "max", "x MONO");
+  bench_table_head(f, clk_cols, CLK_NCOLS);
   for (size_t i = 0; i < r->nrows; i++) {
     const clk_row_t *row = &r->rows[i];
     char name[sizeof row->name + 32];
@@ -401,8 +365,11 @@ static void print_table(FILE *f, const void *rp) {
       snprintf(name, sizeof name, "%s", row->name);
     }
     double q = ratio_mono(r, row);
-    fprintf(f, "%-44s %9.2f %9.2f %9.2f %9.2f %8.2f\n", name, row->st.median, row->st.mean,
-            row->st.p99, row->st.max, q);
+    const bench_cell_t cells[CLK_NCOLS] = {
+        BENCH_TEXT(name),       BENCH_NUM(row->st.median), BENCH_NUM(row->st.mean),
+        BENCH_NUM(row->st.p99), BENCH_NUM(row->st.max),    BENCH_NUM_IF(q >= 0.0, q),
+    };
+    bench_table_row(f, clk_cols, CLK_NCOLS, cells, CLK_NCOLS, NULL);
   }
   fprintf(f, "\ntime source: %s\n", r->cs.reason);
   if (r->drift_rc != 0) {
@@ -421,7 +388,7 @@ static void print_table(FILE *f, const void *rp) {
   const clk_row_t *now = find_row(r, "utim_now()");
   const clk_row_t *tsc = find_row(r, "rdtsc");
   const clk_row_t *mono = find_row(r, "clock_gettime(CLOCK_MONOTONIC)");
-  fprintf(f, "\nfigures of the issue (reported, not asserted):\n");
+  fprintf(f, "\ntargets (reported, not asserted):\n");
   if (now != NULL && tsc != NULL && tsc->st.median > 0.0) {
     double q = now->st.median / tsc->st.median;
     fprintf(f, "  utim_now() <= %.1f x rdtsc:                  %.2f x  %s\n", CLK_FIGURE_VS_RDTSC,
@@ -437,16 +404,32 @@ static void print_table(FILE *f, const void *rp) {
   }
 }
 
+static const bench_writer_t clk_writer = {
+    .name = "clock",
+    .title = "cost of one time read",
+    .table = print_table,
+    .json_machine = json_machine,
+    .json = print_json,
+};
+
 int bench_cmd_clock(int argc, char **argv) {
-  clk_opts_t o;
-  int rc = parse(argc, argv, &o);
-  if (rc >= 0) {
+  clk_opts_t o = {0};
+  bench_output_t out;
+  int rc = bench_cli_parse(&clk_cli, argc, argv, &o, &out);
+  if (rc != BENCH_CLI_RUN) {
     return rc;
+  }
+  if (o.runs == 0u) {
+    o.runs = o.lng ? CLK_LONG_RUNS : CLK_DEFAULT_RUNS;
+  }
+  if (o.drift_s == 0u) {
+    o.drift_s = o.lng ? CLK_LONG_DRIFT_S : CLK_DEFAULT_DRIFT_S;
   }
   bench_progress_init();
   clk_report_t *r = calloc(1, sizeof *r);
   if (r == NULL) {
     fprintf(stderr, BENCH_PROG ": out of memory\n");
+    bench_output_discard(&out);
     return 1;
   }
   r->o = &o;
@@ -483,6 +466,7 @@ int bench_cmd_clock(int argc, char **argv) {
     }
     free(base_runs);
     free(r);
+    bench_output_discard(&out);
     return 1;
   }
 
@@ -520,7 +504,7 @@ int bench_cmd_clock(int argc, char **argv) {
   (void)utim_clocksource_report(&r->cs);
   bench_progress_done();
 
-  rc = bench_emit(&o.out, print_table, print_json, r);
+  rc = bench_output_write(&out, &clk_writer, &r->m, r);
   for (size_t i = 0; i < r->nrows; i++) {
     free(r->rows[i].per_run);
   }

@@ -17,10 +17,9 @@
 #include "utim/port.h"
 #include "utim/time.h"
 
-#define SLP_HELP   BENCH_PROG " sleep"
 #define SLP_NSIZES 4u
 #define SLP_WARMUP 5u
-/* The issue's figures for utim's sleep. */
+/* The targets of utim's sleep, reported beside the measurement. */
 #define SLP_FIG_1MS_MEDIAN_NS 250.0
 #define SLP_FIG_1MS_MEAN_NS   1000.0
 #define SLP_FIG_1MS_CPU       3.0
@@ -48,11 +47,14 @@ static const char *const method_what[SLP_NMETHODS] = {
 static const int64_t sizes_ns[SLP_NSIZES] = {10000, 100000, 1000000, 10000000};
 /* About 3.5 s per method in all: the whole default run of the four
  * benchmarks has to stay under 3 minutes. */
-static const unsigned long default_samples[SLP_NSIZES] = {2000, 1000, 1000, 200};
-static const unsigned long long_samples[SLP_NSIZES] = {20000, 10000, 5000, 1000};
+#define SLP_DEFAULT_SAMPLES 2000, 1000, 1000, 200
+#define SLP_LONG_SAMPLES    20000, 10000, 5000, 1000
+static const unsigned long default_samples[SLP_NSIZES] = {SLP_DEFAULT_SAMPLES};
+static const unsigned long long_samples[SLP_NSIZES] = {SLP_LONG_SAMPLES};
 
 typedef struct slp_opts {
-  bench_output_t out;
+  unsigned long fixed; /* --samples, 0 until given */
+  bool lng;
   unsigned long samples[SLP_NSIZES];
 } slp_opts_t;
 
@@ -74,76 +76,38 @@ typedef struct slp_report {
   char source[64];
 } slp_report_t;
 
-static void slp_usage(FILE *f) {
-  fprintf(f, "usage: " BENCH_PROG " sleep [--json] [--json-out FILE] [-o FILE] [--samples N]\n"
-             "                         [--long]\n"
-             "\n"
-             "For 10 us, 100 us, 1 ms and 10 ms, the miss (wake-up time - deadline: mean,\n"
-             "median, p99, max) and the CPU %% of the sleeping thread (its\n"
-             "CLOCK_THREAD_CPUTIME_ID time over the wall time of the row) of:\n");
+static void slp_describe(FILE *f) {
+  fputs("For 10 us, 100 us, 1 ms and 10 ms, the miss (wake-up time - deadline: mean,\n"
+        "median, p99, max) and the CPU % of the sleeping thread (its\n"
+        "CLOCK_THREAD_CPUTIME_ID time over the wall time of the row) of:\n",
+        f);
   for (unsigned i = 0; i < SLP_NMETHODS; i++) {
     fprintf(f, "  %-29s %s\n", method_name[i], method_what[i]);
   }
-  fprintf(
-      f,
-      "Each method runs in a thread of its own (normal scheduling), so timer slack and\n"
-      "utim's adaptive margin start fresh; %u untimed sleeps open each row.\n"
-      "\n"
-      "options:\n"
-      "  --json           print one JSON document: {\"benchmark\":\"sleep\",\"machine\":{...},\n"
-      "                   "
-      "\"rows\":[{\"name\",\"duration_ns\",\"unit\":\"ns\",\"median\",\"mean\",\n"
-      "                   \"p99\",\"max\",\"min\",\"stddev\",\"n\",\"cpu_percent\",...}]}; the\n"
-      "                   statistics are of the miss in ns\n"
-      "  --samples N      sleeps per row, every size (default %lu/%lu/%lu/%lu for\n"
-      "                   10 us/100 us/1 ms/10 ms, %lu/%lu/%lu/%lu with --long)\n"
-      "  --long           the longer sample counts above\n"
-      "  -o, --output FILE  write the result to FILE instead of stdout\n"
-      "  --json-out FILE  also write the JSON document to FILE\n"
-      "  -h, --help       show this help\n",
-      SLP_WARMUP, default_samples[0], default_samples[1], default_samples[2], default_samples[3],
-      long_samples[0], long_samples[1], long_samples[2], long_samples[3]);
+  fprintf(f,
+          "Each method runs in a thread of its own (normal scheduling), so timer slack and\n"
+          "utim's adaptive margin start fresh; %u untimed sleeps open each row.\n",
+          SLP_WARMUP);
 }
 
-/* Returns -1 to continue, else the exit status. */
-static int parse(int argc, char **argv, slp_opts_t *o) {
-  *o = (slp_opts_t){0};
-  bool lng = false;
-  unsigned long fixed = 0;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    bool m = false;
-    const char *v;
-    int rc = -1;
-    if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-      slp_usage(stdout);
-      return 0;
-    }
-    if (bench_parse_output(argc, argv, &i, SLP_HELP, &o->out, &rc)) {
-      if (rc >= 0) {
-        return rc;
-      }
-    } else if (strcmp(a, "--long") == 0) {
-      lng = true;
-    } else if ((v = bench_opt_value(argc, argv, &i, "--samples", &m)) != NULL || m) {
-      if (v == NULL) {
-        return bench_usage_error(SLP_HELP, "option '--samples' needs a value");
-      }
-      if (!bench_parse_uint(v, 1, 1000000, &fixed)) {
-        return bench_usage_error(SLP_HELP, "--samples needs a number from 1 to 1000000, got '%s'",
-                                 v);
-      }
-    } else if (a[0] == '-') {
-      return bench_usage_error(SLP_HELP, "unknown option '%s'", a);
-    } else {
-      return bench_usage_error(SLP_HELP, "unexpected argument '%s'", a);
-    }
-  }
-  for (unsigned s = 0; s < SLP_NSIZES; s++) {
-    o->samples[s] = fixed != 0u ? fixed : lng ? long_samples[s] : default_samples[s];
-  }
-  return -1;
-}
+static const bench_opt_t slp_opts[] = {
+    BENCH_UINT(
+        "--samples", slp_opts_t, fixed, 1u, 1000000u,
+        "sleeps per row, every size (default " BENCH_STR(
+            SLP_DEFAULT_SAMPLES) " for\n10 us, 100 us, 1 ms, 10 ms; " BENCH_STR(SLP_LONG_SAMPLES) " with --long)"),
+    BENCH_FLAG("--long", slp_opts_t, lng, "the longer sample counts above"),
+};
+
+static const bench_cli_t slp_cli = {
+    .cmd = "sleep",
+    .opts = slp_opts,
+    .nopts = sizeof slp_opts / sizeof slp_opts[0],
+    .json_help = "print one JSON document: {\"benchmark\":\"sleep\",\"machine\":{...},\n"
+                 "\"rows\":[{\"name\",\"duration_ns\",\"unit\":\"ns\",\"median\",\"mean\",\n"
+                 "\"p99\",\"max\",\"min\",\"stddev\",\"n\",\"cpu_percent\",...}]}; the\n"
+                 "statistics are of the miss in ns",
+    .describe = slp_describe,
+};
 
 static struct timespec to_ts(int64_t ns) {
   return (struct timespec){(time_t)(ns / 1000000000), (long)(ns % 1000000000)};
@@ -257,34 +221,36 @@ static void *method_thread(void *arg) {
   return NULL;
 }
 
-static void print_json(FILE *f, const void *rp) {
+static void json_machine(bench_jw_t *w, const void *rp) {
   const slp_report_t *r = rp;
-  fputs("{\"benchmark\":\"sleep\",\"machine\":{", f);
-  bench_json_machine_fields(f, &r->m);
-  fprintf(f, ",\"default_timer_slack_ns\":%lu,\"time_source\":", r->default_slack_ns);
-  bench_json_string(f, r->source);
-  fputs(",\"policy\":\"SCHED_OTHER\"},\n\"rows\":[", f);
-  bool first = true;
+  bench_jw_uint(w, "default_timer_slack_ns", r->default_slack_ns);
+  bench_jw_str(w, "time_source", r->source);
+  bench_jw_str(w, "policy", "SCHED_OTHER");
+}
+
+static void print_json(bench_jw_t *w, const void *rp) {
+  const slp_report_t *r = rp;
+  bench_jw_array(w, "rows");
   for (unsigned s = 0; s < SLP_NSIZES; s++) {
     for (unsigned mth = 0; mth < SLP_NMETHODS; mth++) {
       const slp_row_t *row = &r->rows[mth][s];
-      fprintf(f, "%s\n{\"name\":\"%s\",\"duration_ns\":%lld,\"unit\":\"ns\",", first ? "" : ",",
-              method_name[mth], (long long)sizes_ns[s]);
-      first = false;
-      bench_json_stats(f, &row->miss);
-      fputs(",\"cpu_percent\":", f);
-      bench_json_num(f, true, row->cpu_percent);
-      fprintf(f, ",\"early\":%lu,\"error\":%d", row->earlies, row->error);
+      bench_jw_object(w, NULL);
+      bench_jw_str(w, "name", method_name[mth]);
+      bench_jw_int(w, "duration_ns", (long long)sizes_ns[s]);
+      bench_jw_str(w, "unit", "ns");
+      bench_jw_stats(w, &row->miss);
+      bench_jw_num(w, "cpu_percent", true, row->cpu_percent);
+      bench_jw_uint(w, "early", row->earlies);
+      bench_jw_int(w, "error", row->error);
       if (mth == SLP_UTIM) {
-        fputs(",\"sleeper_cpu_percent\":", f);
-        bench_json_num(f, row->sleeper_cpu >= 0.0, row->sleeper_cpu);
-        fprintf(f, ",\"margin_ns\":%lld,\"late_calls\":%llu", (long long)row->margin_ns,
-                (unsigned long long)row->late_calls);
+        bench_jw_num(w, "sleeper_cpu_percent", row->sleeper_cpu >= 0.0, row->sleeper_cpu);
+        bench_jw_int(w, "margin_ns", (long long)row->margin_ns);
+        bench_jw_uint(w, "late_calls", row->late_calls);
       }
-      fputs("}", f);
+      bench_jw_end(w);
     }
   }
-  fputs("\n]}\n", f);
+  bench_jw_end(w);
 }
 
 static const char *verdict(bool ok) {
@@ -293,8 +259,6 @@ static const char *verdict(bool ok) {
 
 static void print_table(FILE *f, const void *rp) {
   const slp_report_t *r = rp;
-  fprintf(f, "utim-bench sleep: miss (wake-up - deadline) and CPU of the sleeping thread\n");
-  bench_print_machine(f, &r->m);
   fprintf(f,
           "  threads:   one per method, SCHED_OTHER; default timer slack %lu ns; utim time "
           "source %s\n",
@@ -311,20 +275,32 @@ static void print_table(FILE *f, const void *rp) {
       snprintf(head, sizeof head, "sleep %lld us (%lu sleeps)", (long long)(sizes_ns[s] / 1000),
                r->o->samples[s]);
     }
-    fprintf(f, "\n%-42s %10s %10s %10s %10s %7s\n", head, "mean us", "median us", "p99 us",
-            "max us", "CPU %");
+    const bench_col_t cols[] = {{head, -42, 0},    {"mean us", 10, 3}, {"median us", 10, 3},
+                                {"p99 us", 10, 3}, {"max us", 10, 3},  {"CPU %", 7, 2}};
+    const size_t ncols = sizeof cols / sizeof cols[0];
+    fputc('\n', f);
+    bench_table_head(f, cols, ncols);
     for (unsigned mth = 0; mth < SLP_NMETHODS; mth++) {
       const slp_row_t *row = &r->rows[mth][s];
-      fprintf(f, "  %-40s %10.3f %10.3f %10.3f %10.3f %7.2f", method_name[mth],
-              row->miss.mean / 1e3, row->miss.median / 1e3, row->miss.p99 / 1e3,
-              row->miss.max / 1e3, row->cpu_percent);
+      char name[48];
+      char tail[128] = "";
+      snprintf(name, sizeof name, "  %s", method_name[mth]);
       if (row->error != 0) {
-        fprintf(f, "  (error: %s)", strerror(row->error));
+        snprintf(tail, sizeof tail, "  (error: %s)", strerror(row->error));
       }
       if (row->earlies != 0u) {
-        fprintf(f, "  (%lu woke EARLY)", row->earlies);
+        size_t n = strlen(tail);
+        snprintf(tail + n, sizeof tail - n, "  (%lu woke EARLY)", row->earlies);
       }
-      fputc('\n', f);
+      const bench_cell_t cells[] = {
+          BENCH_TEXT(name),
+          BENCH_NUM(row->miss.mean / 1e3),
+          BENCH_NUM(row->miss.median / 1e3),
+          BENCH_NUM(row->miss.p99 / 1e3),
+          BENCH_NUM(row->miss.max / 1e3),
+          BENCH_NUM(row->cpu_percent),
+      };
+      bench_table_row(f, cols, ncols, cells, sizeof cells / sizeof cells[0], tail);
     }
   }
   const slp_row_t *u1 = &r->rows[SLP_UTIM][2];
@@ -335,7 +311,7 @@ static void print_table(FILE *f, const void *rp) {
             r->rows[SLP_UTIM][s].sleeper_cpu);
   }
   fprintf(f, "; margin at the end %.3f us\n", (double)u10->margin_ns / 1e3);
-  fprintf(f, "\nfigures of the issue for utim_sleep_until (reported, not asserted):\n");
+  fprintf(f, "\ntargets of utim_sleep_until (reported, not asserted):\n");
   fprintf(f, "  1 ms: median miss <= 0.25 us: %.3f us  %s\n", u1->miss.median / 1e3,
           verdict(u1->miss.median <= SLP_FIG_1MS_MEDIAN_NS));
   fprintf(f, "  1 ms: mean miss <= 1 us:      %.3f us  %s\n", u1->miss.mean / 1e3,
@@ -346,16 +322,29 @@ static void print_table(FILE *f, const void *rp) {
           verdict(u10->cpu_percent <= SLP_FIG_10MS_CPU));
 }
 
+static const bench_writer_t slp_writer = {
+    .name = "sleep",
+    .title = "miss (wake-up - deadline) and CPU of the sleeping thread",
+    .table = print_table,
+    .json_machine = json_machine,
+    .json = print_json,
+};
+
 int bench_cmd_sleep(int argc, char **argv) {
-  slp_opts_t o;
-  int rc = parse(argc, argv, &o);
-  if (rc >= 0) {
+  slp_opts_t o = {0};
+  bench_output_t out;
+  int rc = bench_cli_parse(&slp_cli, argc, argv, &o, &out);
+  if (rc != BENCH_CLI_RUN) {
     return rc;
+  }
+  for (unsigned s = 0; s < SLP_NSIZES; s++) {
+    o.samples[s] = o.fixed != 0u ? o.fixed : o.lng ? long_samples[s] : default_samples[s];
   }
   bench_progress_init();
   slp_report_t *r = calloc(1, sizeof *r);
   if (r == NULL) {
     fprintf(stderr, BENCH_PROG ": out of memory\n");
+    bench_output_discard(&out);
     return 1;
   }
   r->o = &o;
@@ -380,12 +369,13 @@ int bench_cmd_sleep(int argc, char **argv) {
       bench_progress_done();
       fprintf(stderr, BENCH_PROG ": sleep: cannot start a thread: %s\n", strerror(e));
       free(r);
+      bench_output_discard(&out);
       return 1;
     }
     (void)pthread_join(th, NULL);
   }
   bench_progress_done();
-  rc = bench_emit(&o.out, print_table, print_json, r);
+  rc = bench_output_write(&out, &slp_writer, &r->m, r);
   free(r);
   return rc;
 }

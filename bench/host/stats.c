@@ -42,18 +42,13 @@ void bench_stats(double *v, size_t n, bench_stats_t *out) {
   out->stddev = (double)sqrtl(sq / (long double)n);
 }
 
-void bench_json_stats(FILE *f, const bench_stats_t *s) {
-  fputs("\"median\":", f);
-  bench_json_num(f, s->n > 0u, s->median);
-  fputs(",\"mean\":", f);
-  bench_json_num(f, s->n > 0u, s->mean);
-  fputs(",\"p99\":", f);
-  bench_json_num(f, s->n > 0u, s->p99);
-  fputs(",\"max\":", f);
-  bench_json_num(f, s->n > 0u, s->max);
-  fputs(",\"min\":", f);
-  bench_json_num(f, s->n > 0u, s->min);
-  fputs(",\"stddev\":", f);
-  bench_json_num(f, s->n > 0u, s->stddev);
-  fprintf(f, ",\"n\":%zu", s->n);
+void bench_jw_stats(bench_jw_t *w, const bench_stats_t *s) {
+  const bool ok = s->n > 0u;
+  bench_jw_num(w, "median", ok, s->median);
+  bench_jw_num(w, "mean", ok, s->mean);
+  bench_jw_num(w, "p99", ok, s->p99);
+  bench_jw_num(w, "max", ok, s->max);
+  bench_jw_num(w, "min", ok, s->min);
+  bench_jw_num(w, "stddev", ok, s->stddev);
+  bench_jw_uint(w, "n", s->n);
 }

@@ -125,6 +125,7 @@ static const utim_periph_t microbit_timer2 = {
  * PPI (TIMER1 COMPARE -> TIMER2 COUNT), which QEMU 7.2 does not model, so the
  * chain counts TIMER1's wraps (its overflow compare) into TIMER2 by software
  * carry; TIMER2 stays stopped and is written through its driver's offset. */
+static utim_chain_ch_t microbit_chain32_ch[MICROBIT_CHAIN_CHANNELS];
 static const utim_chain_cfg_t microbit_chain32_cfg = {
     .common = {.state = &microbit_chain32_state,
                .name = "NRF51_CHAIN32",
@@ -133,6 +134,7 @@ static const utim_chain_cfg_t microbit_chain32_cfg = {
                .min_distance = UTIM_NRF51_TIMER_MIN_DISTANCE},
     .lo = &microbit_timer1,
     .hi = &microbit_timer2,
+    .ch = microbit_chain32_ch,
     .hi_clk = UTIM_CHAIN_SOFTWARE,
 };
 

@@ -10,7 +10,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "sim.h"
 #include "sim_regs.h"
 #include "utim_sim.h"
 
@@ -105,22 +104,11 @@ static int sim_get_property(const utim_periph_t *p, unsigned id, uint64_t *value
   if (value == NULL) {
     return -EINVAL;
   }
-  switch (id) {
-  case UTIM_SIM_PROP_RAW_COUNT:
-    *value = sim_raw_read(p);
-    return 0;
-  case UTIM_SIM_PROP_ACCESSES:
-    *value = sim_accesses();
-    return 0;
-  case UTIM_HPROP_OVF_PENDING:
-    if (!sim_has(p, UTIM_CAP_OVERFLOW)) {
-      return -ENOTSUP;
-    }
-    *value = (sim_bus_read(sim_timer(p), SIM_REG_EVENTS) & SIM_EVT_OVF) != 0u ? 1u : 0u;
-    return 0;
-  default:
+  if (id != UTIM_HPROP_OVF_PENDING || !sim_has(p, UTIM_CAP_OVERFLOW)) {
     return -ENOTSUP;
   }
+  *value = (sim_bus_read(sim_timer(p), SIM_REG_EVENTS) & SIM_EVT_OVF) != 0u ? 1u : 0u;
+  return 0;
 }
 
 static int sim_set_property(const utim_periph_t *p, unsigned id, uint64_t value) {
@@ -156,6 +144,8 @@ const utim_driver_t utim_sim_driver = {
     .set_property = sim_set_property,
 };
 
+/* The order of driver.h / the template: find the enabled flags, disable the
+ * matched one-shot channels, clear the flags, then report. */
 void utim_sim_isr(const void *periph) {
   const utim_periph_t *p = periph;
   unsigned t = sim_timer(p);
@@ -163,13 +153,13 @@ void utim_sim_isr(const void *periph) {
   if (ev == 0u) {
     return;
   }
-  sim_bus_write(t, SIM_REG_EVENTS_CLR, ev);
   /* Every armed channel is a one-shot: left enabled, its compare would match
    * again after a full wrap of the counter. */
   uint32_t ch = ev & sim_channel_bits(p);
   if (ch != 0u) {
     sim_bus_write(t, SIM_REG_INTEN_CLR, ch);
   }
+  sim_bus_write(t, SIM_REG_EVENTS_CLR, ev);
   uint32_t events = 0;
   for (unsigned n = 0; ch != 0u; n++, ch >>= 1) {
     if ((ch & 1u) != 0u) {

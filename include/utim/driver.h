@@ -116,17 +116,21 @@ typedef void (*utim_cmp_cb_t)(const utim_periph_t *p, unsigned ch, void *arg);
  */
 typedef void (*utim_ovf_cb_t)(const utim_periph_t *p, void *arg);
 
-/** @brief Per-channel core state (16 bytes a channel). */
+/** @brief Per-channel core state (24 bytes a channel). */
 typedef struct utim_chan_state {
-  uint64_t target; /**< counter value of the next match */
-  uint64_t period; /**< period in ticks; 0 for a one-shot */
+  uint64_t target;  /**< counter value of the next match */
+  uint64_t period;  /**< period in ticks; 0 for a one-shot */
+  uint32_t skipped; /**< periodic: grid points without a callback, for the next callback */
+  uint32_t
+      overrun; /**< periodic: grid points the last delivered callback stood for beyond its own */
 } utim_chan_state_t;
 
 /**
  * @brief Mutable per-instance state kept by the core, in RAM.
  *
  * 48 bytes on a 32-bit target (72 on a 64-bit host) plus
- * sizeof(utim_chan_state_t) per channel. Define it with UTIM_STATE_DEFINE().
+ * sizeof(utim_chan_state_t) (24 bytes) per channel. Define it with
+ * UTIM_STATE_DEFINE().
  */
 typedef struct utim_state {
   utim_cmp_cb_t cmp_cb;      /**< compare callback or NULL */
@@ -142,7 +146,7 @@ typedef struct utim_state {
   uint32_t armed;            /**< channels whose match is awaited (events of others are stale) */
   uint8_t clk;               /**< clock input index chosen by utim_init() */
   uint8_t in_dispatch;       /**< delivery loop running */
-  uint8_t pad[2];            /**< zero */
+  uint16_t rearm;            /**< periodic channels to re-arm before their next callback */
 } utim_state_t;
 
 /**

@@ -33,6 +33,9 @@
  * - After utim_clear() the channel's callback does not run, even when the
  *   match happened during the call or is pending behind a mask.
  * - Arming a stopped timer does not fire until the timer is started.
+ * - Periodic channels stay on their grid; a period the instance cannot
+ *   sustain skips ahead on the grid, bounded, and reports the skipped matches
+ *   as overruns (utim_set_periodic(), utim_overrun()).
  * - The overflow callback runs once per wrap.
  * - Masked events are deferred, not lost: they are delivered by
  *   utim_unmask(). While masked, repeated events of one source (a periodic
@@ -316,14 +319,43 @@ int utim_set_rel(const utim_periph_t *p, unsigned ch, uint64_t ticks);
 /**
  * @brief Arm channel @p ch to match every @p period ticks, the first match
  *        @p period ticks from now. Matches stay on the grid now + k * period
- *        (no drift). When the interrupt is serviced so late that the next
- *        match of the grid is already due, the due matches coalesce into the
- *        one callback (like POSIX timer overruns); the grid is kept.
+ *        (no drift); each callback runs at or after its grid point.
+ *
+ * A period the instance cannot sustain is kept on its grid, never chased:
+ * each re-arm (in the channel's interrupt) programs the first grid point
+ * that is at least utim_min_distance() plus a lead ahead of the counter. The
+ * lead starts at 0; when a re-arm finds its own target reached anyway (the
+ * period is shorter than the interrupt latency plus the re-arm, or the CPU
+ * stalled), the lead becomes at least twice the ticks that attempt took and
+ * the re-arm tries again, at most 8 times with the interrupts held off (the
+ * last time with a lead of half the counter's range).
+ * Grid points that get no callback of their own (passed while the interrupt
+ * was late or the event masked, or skipped because they were too close to
+ * arm) coalesce into the next callback and are counted by utim_overrun(),
+ * as POSIX timer overruns. If all 8 attempts fail (each one stalled longer
+ * than its lead), the reached match is delivered and the re-arm is retried
+ * before that callback runs, with interrupts enabled in between: the time
+ * spent with interrupts held off is bounded in every case. Callbacks plus
+ * their overrun counts account for every grid point exactly once (a grid
+ * point skipped ahead is counted with the callback of the re-arm that
+ * skipped it, before it has passed).
  * @retval 0 armed
  * @retval -EINVAL @p ch >= utim_channels(), the instance is not initialised, or @p period is 0
  * @retval -ERANGE @p period > utim_max() or @p period < utim_min_distance()
  */
 int utim_set_periodic(const utim_periph_t *p, unsigned ch, uint64_t period);
+
+/**
+ * @brief Overrun count of periodic channel @p ch: the grid points that the
+ *        channel's last delivered callback stood for beyond its own match
+ *        (see utim_set_periodic()). Read it in the callback, like POSIX
+ *        timer_getoverrun().
+ * @return the count (saturated to INT32_MAX); 0 for a one-shot channel,
+ *         before the first callback, and after the channel is re-armed or
+ *         cleared
+ * @retval -EINVAL @p ch >= utim_channels()
+ */
+int utim_overrun(const utim_periph_t *p, unsigned ch);
 
 /**
  * @brief Disarm channel @p ch; its callback will not run for the setting

@@ -1,13 +1,18 @@
 /*
  * Virtual chain driver: a low timer counting at the instance frequency and a
  * high timer counting the low one's overflows, seen as one counter of both
- * widths. The high timer counts either in hardware (clocked by the low
- * timer's overflow) or by software carry (stopped, written in the low
- * timer's overflow interrupt). Compares go in two stages: first the high
- * half (the high timer's channel, or the carry interrupt), then the low
- * timer's channel for the low half. Sub-timer events arrive through the
- * core's callbacks of the two timers and are forwarded to the chained
- * instance with utim_core_event().
+ * widths (see chain.h). The high timer counts either in hardware (clocked by
+ * the low timer's overflow) or by software carry (stopped, written in the
+ * low timer's overflow interrupt).
+ *
+ * A compare waits in stages on the sub-timers; their events arrive through
+ * the core's callbacks of the two timers. No stage decides on its own that a
+ * target is reached: every event runs service(), which compares the chained
+ * counter with each armed channel's distance from where it was armed. A
+ * stage that matched in another low period than the target's (or whose
+ * interrupt came after a low wrap) then only arms the next stage, and all the
+ * channels found due are reported to the core in one event, which delivers
+ * them channel 0 first and the overflow last.
  */
 #include "utim/chain.h"
 
@@ -25,32 +30,44 @@ static bool soft(const utim_chain_cfg_t *c) {
   return c->hi_clk == UTIM_CHAIN_SOFTWARE;
 }
 
-/* Whether the low timer has wrapped without its interrupt having run yet. */
+/* Whether the low timer has flagged a wrap its interrupt has not serviced. */
 static bool lo_wrap_pending(const utim_chain_cfg_t *c) {
   uint64_t v = 0u;
   return c->lo->drv->get_property != NULL &&
          c->lo->drv->get_property(c->lo, UTIM_HPROP_OVF_PENDING, &v) == 0 && v != 0u;
 }
 
+/*
+ * Software carry, lock held (the carry is counted in the low timer's
+ * interrupt, which the lock holds off). A wrap not yet counted shows either
+ * as the low timer's pending overflow in the core (its interrupt ran and is
+ * still delivering the channels' callbacks, the carry's last) or as the
+ * hardware flag. The flag may belong to a wrap before the low value was read
+ * (then it is this value's carry) or to one just after it: a second read of
+ * the low half tells, as it is smaller than the first only when the half
+ * wrapped in between. Exact as long as the wrap interrupt is serviced within
+ * one low period (chain.h).
+ */
+static uint64_t soft_read_locked(const utim_chain_cfg_t *c) {
+  uint64_t h = c->hi->drv->read(c->hi);
+  uint64_t l = c->lo->drv->read(c->lo);
+  bool carry = (c->lo->dev->state->pending & UTIM_EVT_OVF) != 0u;
+  if (!carry && lo_wrap_pending(c)) {
+    carry = c->lo->drv->read(c->lo) >= l;
+  }
+  if (carry) {
+    h = (h + 1u) & utim_max(c->hi);
+  }
+  return (h << lo_width(c)) | l;
+}
+
 static uint64_t chain_read(const utim_periph_t *p) {
   const utim_chain_cfg_t *c = cfg_of(p);
   if (soft(c)) {
-    /*
-     * The carry is counted in the interrupt, which the lock holds off: a
-     * wrap flagged but not yet counted belongs to a low value read after it
-     * (small), not to one read just before it (large).
-     */
     uint32_t key = utim_port_lock();
-    uint64_t h = c->hi->drv->read(c->hi);
-    uint64_t l = c->lo->drv->read(c->lo);
-    /* ... or taken by the low timer's interrupt, whose callbacks (channels
-     * first, the overflow last) are still running */
-    if ((c->lo->dev->state->pending & UTIM_EVT_OVF) != 0u ||
-        (lo_wrap_pending(c) && l <= (utim_max(c->lo) >> 1))) {
-      h = (h + 1u) & utim_max(c->hi);
-    }
+    uint64_t v = soft_read_locked(c);
     utim_port_unlock(key);
-    return (h << lo_width(c)) | l;
+    return v;
   }
   /*
    * The high half may step between the two reads; reading it on both sides
@@ -66,58 +83,175 @@ static uint64_t chain_read(const utim_periph_t *p) {
 }
 
 /*
- * The low timer matched. With hardware chaining it is only armed within one
- * low period of the target, so the chained counter is at the target. With
- * software carry it is armed at the target's low half in every low period
- * (see chain_arm()): a match in another period than the target's comes
- * round again one low period later.
+ * Ticks from chained counter value `v` to channel `ch`'s target, counted
+ * from where the channel was armed; 0 once the target is reached. A target
+ * equal to the counter at arming (after a counter write) is a full wrap
+ * away, as for one wide compare register; stage() first waits for half of
+ * that wrap and then moves the reference, before the counter comes round.
  */
-static void lo_match(const utim_periph_t *lo, unsigned ch, void *arg) {
-  const utim_periph_t *p = (const utim_periph_t *)arg;
+static uint64_t remaining(const utim_periph_t *p, unsigned ch, uint64_t v) {
+  const uint64_t mask = utim_max(p);
+  const uint64_t ref = cfg_of(p)->ch[ch].ref;
+  const uint64_t gone = (v - ref) & mask;
+  uint64_t dist = (p->dev->state->ch[ch].target - ref) & mask;
+  if (dist == 0u) {
+    return mask - gone + (gone != 0u ? 1u : 0u);
+  }
+  return gone >= dist ? 0u : dist - gone;
+}
+
+/* A stage's compare is only touched when it is still armed: one that
+ * matched was switched off by its interrupt handler. */
+static void drop_stage(const utim_periph_t *t, unsigned ch) {
+  if ((t->dev->state->armed & UTIM_EVT_CH(ch)) != 0u) {
+    utim__disarm(t, ch);
+  } else {
+    utim__forget(t, ch);
+  }
+}
+
+static void disarm_stages(const utim_chain_cfg_t *c, unsigned ch) {
+  drop_stage(c->lo, ch);
+  drop_stage(c->hi, ch);
+}
+
+/* Passes of stage(): each one reaches a later stage, so three suffice unless
+ * the CPU stalls for a whole low period between them. */
+#define STAGE_PASSES 4u
+
+/*
+ * Arm the stage channel `ch` waits in next, from the chained counter `v`
+ * (read by the caller, and again after a stage got there while arming): the
+ * low timer alone within one low period of the target; else, with software
+ * carry, the low timer at the target's low half in the current low period;
+ * else the high timer at the target's high half. Returns true when the
+ * target is reached (no stage left armed). Lock held.
+ */
+static bool stage(const utim_periph_t *p, unsigned ch, uint64_t v) {
   const utim_chain_cfg_t *c = cfg_of(p);
-  if (soft(c)) {
+  const uint64_t lomask = utim_max(c->lo);
+  const uint64_t d = c->lo->dev->min_distance;
+  const unsigned w = lo_width(c);
+  const uint64_t mask = utim_max(p);
+  const uint64_t half = (mask >> 1) + 1u;
+  uint64_t *ref = &c->ch[ch].ref;
+  for (unsigned pass = 0u; pass < STAGE_PASSES; pass++, v = chain_read(p)) {
     uint64_t target = p->dev->state->ch[ch].target;
-    uint32_t key = utim_port_lock();
-    bool early = (chain_read(p) >> lo_width(c)) != (target >> lo_width(c));
-    if (early) {
-      (void)utim__arm(lo, ch, target & utim_max(lo), utim_max(lo) + 1u, false);
+    uint64_t rem;
+    if (((target - *ref) & mask) == 0u) {
+      /* A full wrap: first wait for its half-way point, then count the rest
+       * from half a range before the target. */
+      if (((v - *ref) & mask) < half) {
+        target = (*ref + half) & mask;
+        rem = half - ((v - *ref) & mask);
+      } else {
+        *ref = (target - half) & mask;
+        rem = remaining(p, ch, v);
+      }
+    } else {
+      rem = remaining(p, ch, v);
     }
-    utim_port_unlock(key);
-    if (early) {
-      return;
+    if (rem == 0u) {
+      return true;
+    }
+    if (rem <= lomask) {
+      /* Closer than the low timer's minimum distance, utim__arm() waits for
+       * it (a few ticks) and reports it due. */
+      if (utim__arm(c->lo, ch, v & lomask, rem, false) == UTIM__ARMED) {
+        return false;
+      }
+      continue; /* the low half got there while arming */
+    }
+    if (soft(c)) {
+      /* The target's low half in this low period, or in the next one when
+       * it is too close to arm (a compare the hardware still honours that
+       * close is an early match, which service() lets pass). */
+      uint64_t dist = ((target & lomask) - v) & lomask;
+      if (utim__arm(c->lo, ch, v & lomask, dist >= d ? dist : dist + lomask + 1u, false) ==
+          UTIM__ARMED) {
+        return false;
+      }
+      continue;
+    }
+    const uint64_t hmask = utim_max(c->hi);
+    uint64_t hdist = ((target >> w) - (v >> w)) & hmask;
+    if (utim__arm(c->hi, ch, (v >> w) & hmask, hdist != 0u ? hdist : hmask + 1u, false) ==
+        UTIM__ARMED) {
+      return false;
     }
   }
-  utim_core_event(p, UTIM_EVT_CH(ch));
+  /* Stalled at every pass: wait a low period, then look again. */
+  (void)utim__arm(c->lo, ch, c->lo->drv->read(c->lo), lomask + 1u, false);
+  return false;
 }
 
 /*
- * The high half stepped onto the target's high half, so the low timer has
- * just wrapped to 0: wait for the low half on the low timer.
+ * (Re)arm chain channel `ch` for the target the core recorded, counting from
+ * the counter now. Returns true when the target is already reached (no stage
+ * armed). Lock held.
  */
-static void high_reached(const utim_periph_t *p, unsigned ch) {
+static bool chain_arm(const utim_periph_t *p, unsigned ch) {
   const utim_chain_cfg_t *c = cfg_of(p);
-  uint64_t low = p->dev->state->ch[ch].target & utim_max(c->lo);
+  disarm_stages(c, ch);
+  c->ch[ch].ref = chain_read(p);
+  return stage(p, ch, c->ch[ch].ref);
+}
+
+/*
+ * Every sub-timer event ends here: move the channels in `moved` (whose stage
+ * matched) to their next stage, then report every armed channel whose
+ * target is reached, from one read of the counter taken after the staging
+ * (time passes while arming), in one event together with `extra` (the
+ * chain's overflow). Targets reached at the same tick are thus always
+ * reported together, whichever stage noticed first.
+ */
+static void service(const utim_periph_t *p, uint32_t moved, uint32_t extra) {
+  const utim_chain_cfg_t *c = cfg_of(p);
+  uint32_t due = 0u;
   uint32_t key = utim_port_lock();
-  int r = utim__arm(c->lo, ch, 0u, low, false);
-  utim_port_unlock(key);
-  if (r == UTIM__DUE) {
-    utim_core_event(p, UTIM_EVT_CH(ch));
+  const uint32_t armed = p->dev->state->armed;
+  uint64_t v = chain_read(p);
+  bool staged = false;
+  for (unsigned ch = 0u; ch < utim_channels(p); ch++) {
+    if ((armed & moved & UTIM_EVT_CH(ch)) != 0u && remaining(p, ch, v) != 0u) {
+      /* Reached meanwhile: no stage left armed, found below. */
+      (void)stage(p, ch, v);
+      staged = true;
+    }
   }
+  if (staged) {
+    v = chain_read(p);
+  }
+  for (unsigned ch = 0u; ch < utim_channels(p); ch++) {
+    if ((armed & UTIM_EVT_CH(ch)) != 0u && remaining(p, ch, v) == 0u) {
+      disarm_stages(c, ch);
+      due |= UTIM_EVT_CH(ch);
+    }
+  }
+  utim_port_unlock(key);
+  if ((due | extra) != 0u) {
+    utim_core_event(p, due | extra);
+  }
+}
+
+static void lo_match(const utim_periph_t *lo, unsigned ch, void *arg) {
+  (void)lo;
+  service((const utim_periph_t *)arg, UTIM_EVT_CH(ch), 0u);
 }
 
 static void hi_match(const utim_periph_t *hi, unsigned ch, void *arg) {
   (void)hi;
-  high_reached((const utim_periph_t *)arg, ch);
+  service((const utim_periph_t *)arg, UTIM_EVT_CH(ch), 0u);
 }
 
 static void hi_overflow(const utim_periph_t *hi, void *arg) {
   (void)hi;
-  utim_core_event((const utim_periph_t *)arg, UTIM_EVT_OVF);
+  service((const utim_periph_t *)arg, 0u, UTIM_EVT_OVF);
 }
 
 /*
- * Software carry: the low timer wrapped. Count it in the high timer and
- * report the chain's own wrap. Runs in the low timer's interrupt context.
+ * Software carry: the low timer wrapped. Count it in the high timer, and
+ * report the chain's own wrap together with the channels due at it.
  */
 static void lo_overflow(const utim_periph_t *lo, void *arg) {
   (void)lo;
@@ -128,9 +262,7 @@ static void lo_overflow(const utim_periph_t *lo, void *arg) {
   (void)c->hi->drv->write(c->hi, h);
   bool wrapped = h == 0u && p->dev->state->ovf_cb != NULL;
   utim_port_unlock(key);
-  if (wrapped) {
-    utim_core_event(p, UTIM_EVT_OVF);
-  }
+  service(p, 0u, wrapped ? UTIM_EVT_OVF : 0u);
 }
 
 /* A clock input of the high timer and a divider it accepts (software carry). */
@@ -169,54 +301,6 @@ static int chain_enable(const utim_periph_t *p, bool on) {
   return c->lo->drv->enable(c->lo, on);
 }
 
-/* Arm chain channel @p ch for @p value: low timer alone, or high then low. Lock held. */
-static void chain_arm(const utim_periph_t *p, unsigned ch, uint64_t value) {
-  const utim_chain_cfg_t *c = cfg_of(p);
-  utim__disarm(c->lo, ch);
-  utim__disarm(c->hi, ch);
-  unsigned w = lo_width(c);
-  uint64_t lomask = utim_max(c->lo);
-  uint64_t now = chain_read(p);
-  uint64_t ahead = (value - now) & utim_max(p);
-  /*
-   * A value less than the low timer's minimum distance ahead (only after a
-   * counter write; the core never arms that close) is taken at its next
-   * occurrence, a full wrap away, as a wide compare register would: this
-   * never busy-waits, even on a stopped counter.
-   */
-  const uint64_t d = c->lo->dev->min_distance;
-  if (ahead >= d && ahead <= lomask) {
-    /*
-     * Within one low period: the low timer alone. If it is found due, the
-     * core sees the chained counter at the target too.
-     */
-    (void)utim__arm(c->lo, ch, now & lomask, ahead, false);
-  } else if (soft(c)) {
-    /*
-     * Software carry: wait on the low half in every low period; lo_match()
-     * lets the matches of other periods pass.
-     */
-    uint64_t low = value & lomask;
-    uint64_t dist = (low - now) & lomask;
-    if (dist < d) {
-      dist += lomask + 1u; /* the next occurrence */
-    }
-    if (utim__arm(c->lo, ch, now & lomask, dist, false) == UTIM__DUE) {
-      (void)utim__arm(c->lo, ch, low, lomask + 1u, false);
-    }
-  } else {
-    uint64_t hnow = now >> w;
-    uint64_t hdist = ((value >> w) - hnow) & utim_max(c->hi);
-    if (hdist == 0u) {
-      hdist = utim_max(c->hi) + 1u; /* same high half, one full chain wrap ahead */
-    }
-    if (utim__arm(c->hi, ch, hnow, hdist, false) == UTIM__DUE) {
-      /* The high half got there while arming: continue as the interrupt would. */
-      (void)utim__arm(c->lo, ch, 0u, value & lomask, false);
-    }
-  }
-}
-
 static int chain_write(const utim_periph_t *p, uint64_t value) {
   const utim_chain_cfg_t *c = cfg_of(p);
   unsigned w = lo_width(c);
@@ -239,31 +323,53 @@ static int chain_write(const utim_periph_t *p, uint64_t value) {
     rc = c->lo->drv->write(c->lo, value & utim_max(c->lo));
   }
   /*
-   * A compare waiting on one half is only right for the counter it was
-   * armed against: arm every armed channel again for its absolute value,
-   * as a single wide compare register would simply keep it.
+   * A stage is only right for the counter it was armed against: arm every
+   * armed channel again for its absolute value, as a single wide compare
+   * register would simply keep it (a value equal to the new counter is then
+   * a full wrap away).
    */
   const utim_state_t *st = p->dev->state;
+  uint32_t due = 0u;
   for (unsigned ch = 0u; ch < utim_channels(p); ch++) {
-    if ((st->armed & UTIM_EVT_CH(ch)) != 0u) {
-      chain_arm(p, ch, st->ch[ch].target);
+    if ((st->armed & UTIM_EVT_CH(ch)) != 0u && chain_arm(p, ch)) {
+      due |= UTIM_EVT_CH(ch);
     }
   }
   utim_port_unlock(key);
+  if (due != 0u) {
+    /* Reached while being re-armed (the counter ran on): due now. */
+    utim_core_event(p, due);
+  }
   return rc;
 }
 
 static void chain_set_channel(const utim_periph_t *p, unsigned ch, utim_ch_mode_t mode,
                               uint64_t value) {
-  const utim_chain_cfg_t *c = cfg_of(p);
+  /* The core recorded `value` as the channel's target before this call. */
+  (void)value;
   uint32_t key = utim_port_lock();
   if (mode == UTIM_CH_ONESHOT) {
-    chain_arm(p, ch, value);
+    /* A target reached meanwhile is the core's to deliver: utim__arm()
+     * checks the counter after set_channel. */
+    (void)chain_arm(p, ch);
   } else {
-    utim__disarm(c->lo, ch);
-    utim__disarm(c->hi, ch);
+    disarm_stages(cfg_of(p), ch);
   }
   utim_port_unlock(key);
+}
+
+static int chain_get_property(const utim_periph_t *p, unsigned id, uint64_t *value) {
+  const utim_chain_cfg_t *c = cfg_of(p);
+  switch (id) {
+  case UTIM_CHAIN_PROP_LO_WIDTH:
+    *value = lo_width(c);
+    return 0;
+  case UTIM_CHAIN_PROP_SOFTWARE:
+    *value = soft(c) ? 1u : 0u;
+    return 0;
+  default:
+    return -ENOTSUP;
+  }
 }
 
 static int chain_set_property(const utim_periph_t *p, unsigned id, uint64_t value) {
@@ -284,6 +390,6 @@ const utim_driver_t utim_chain_driver = {
     .read = chain_read,
     .write = chain_write,
     .set_channel = chain_set_channel,
-    .get_property = NULL, /* no run-time properties of its own */
+    .get_property = chain_get_property,
     .set_property = chain_set_property,
 };

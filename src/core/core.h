@@ -23,8 +23,10 @@
  *
  * Must be called with the port lock held and with the counter running when
  * @p dist < utim_min_distance() (the remaining distance is then busy-waited,
- * at most min_distance ticks). @p dist may be up to utim_max() + 1 (a full
- * wrap). Records the target in the channel state.
+ * at most min_distance ticks). @p dist may be a full wrap (utim_max() + 1)
+ * or more: the compare then waits for a later pass of the counter over the
+ * target, which only the chain driver's staging asks for. Records the target
+ * in the channel state.
  *
  * @param pend when the target turns out to be reached already: true sets the
  *        channel's pending bit (the caller delivers it), false only reports it
@@ -37,6 +39,14 @@ int utim__arm(const utim_periph_t *p, unsigned ch, uint64_t ref, uint64_t dist, 
  *        setting. Port lock held by the caller.
  */
 void utim__disarm(const utim_periph_t *p, unsigned ch);
+
+/**
+ * @brief utim__disarm() without the hardware access: for a channel whose
+ *        compare is known to be off already (not armed in the core state:
+ *        it matched and its interrupt disabled it, or it was disarmed).
+ *        Port lock held by the caller.
+ */
+void utim__forget(const utim_periph_t *p, unsigned ch);
 
 /**
  * @brief Reset the core state of @p p: no channel armed, nothing masked or

@@ -7,6 +7,8 @@
 
 /* ---- small helpers ------------------------------------------------------ */
 
+static bool periodic_advance(const utim_periph_t *p, unsigned ch);
+
 static inline utim_state_t *state_of(const utim_periph_t *p) {
   return p->dev->state;
 }
@@ -56,6 +58,13 @@ static void unlock_deliver(const utim_periph_t *p, uint32_t key) {
       while ((bit >> ch) != 1u) {
         ch++;
       }
+      if ((st->rearm & bit) != 0u) {
+        st->rearm &= (uint16_t)~bit;
+        (void)periodic_advance(p, ch);
+      }
+      utim_chan_state_t *cs = &st->ch[ch];
+      cs->overrun = cs->skipped;
+      cs->skipped = 0u;
       utim_cmp_cb_t cb = st->cmp_cb;
       void *arg = st->cmp_arg;
       if (cb != NULL) {
@@ -111,45 +120,103 @@ int utim__arm(const utim_periph_t *p, unsigned ch, uint64_t ref, uint64_t dist, 
   return UTIM__DUE;
 }
 
-void utim__disarm(const utim_periph_t *p, unsigned ch) {
-  utim_state_t *st = state_of(p);
-  st->periodic &= ~UTIM_EVT_CH(ch);
-  st->armed &= ~UTIM_EVT_CH(ch);
+/* Forget a channel's setting in the core state (not the hardware). */
+static void forget(utim_state_t *st, unsigned ch) {
+  const uint32_t bit = UTIM_EVT_CH(ch);
+  st->periodic &= ~bit;
+  st->armed &= ~bit;
+  st->rearm &= (uint16_t)~bit;
+  st->pending &= ~bit;
   st->ch[ch].period = 0u;
+  st->ch[ch].skipped = 0u;
+  st->ch[ch].overrun = 0u;
+}
+
+void utim__disarm(const utim_periph_t *p, unsigned ch) {
+  forget(state_of(p), ch);
   p->drv->set_channel(p, ch, UTIM_CH_OFF, 0u);
-  st->pending &= ~UTIM_EVT_CH(ch);
+}
+
+void utim__forget(const utim_periph_t *p, unsigned ch) {
+  forget(state_of(p), ch);
 }
 
 void utim__reset_state(const utim_periph_t *p) {
   utim_state_t *st = state_of(p);
   st->mask = 0u;
-  st->pending = 0u;
-  st->periodic = 0u;
-  st->armed = 0u;
   for (unsigned ch = 0u; ch < utim_channels(p); ch++) {
+    forget(st, ch);
     st->ch[ch].target = 0u;
-    st->ch[ch].period = 0u;
   }
+  st->pending = 0u;
 }
 
+static uint32_t add_sat32(uint32_t a, uint64_t b) {
+  return b >= (uint64_t)(UINT32_MAX - a) ? UINT32_MAX : a + (uint32_t)b;
+}
+
+/* Re-arm attempts of a periodic channel with the lock held (see
+ * utim_set_periodic()): the lead doubles at each, and the last one tries
+ * with the largest lead, half the counter's range. */
+#define REARM_TRIES 8u
+
 /*
- * Move a periodic channel to its next match on the grid. Matches already due
- * (the interrupt came later than a whole period) are skipped in one step: the
- * event that brought us here stands for them.
+ * Move periodic channel `ch`, whose target has been reached, to the first
+ * grid point the hardware can still be armed for: at least min_distance plus
+ * a lead ahead of the counter. The lead starts at 0; an attempt that finds
+ * its own target reached (the period is shorter than a re-arm, or the CPU
+ * stalled) makes it twice what that attempt took, so a period that cannot be
+ * sustained skips ahead on the grid instead of chasing a target that is
+ * always due. Grid points left without a callback of their own are counted
+ * in `skipped`. When every attempt fails (the last one with half the range as
+ * lead: each arming stalled that long), the reached target is left pending
+ * with the channel's re-arm bit set: the delivery loop re-arms before the
+ * callback, with the lock released in between. Returns whether the channel
+ * is armed. Lock held.
  */
-static void periodic_advance(const utim_periph_t *p, unsigned ch) {
-  utim_chan_state_t *cs = &state_of(p)->ch[ch];
+static bool periodic_advance(const utim_periph_t *p, unsigned ch) {
+  utim_state_t *st = state_of(p);
+  utim_chan_state_t *cs = &st->ch[ch];
   const uint64_t period = cs->period;
-  int r;
-  do {
-    uint64_t elapsed = (p->drv->read(p) - cs->target) & utim_max(p);
-    uint64_t skip = elapsed - elapsed % period;
-    uint64_t dist = skip + period;
-    if (dist < skip) {
-      dist = skip; /* 64-bit overflow: found due, the next round re-bases */
+  const uint64_t mask = utim_max(p);
+  const uint64_t lead_max = mask >> 1;
+  const uint64_t d = p->dev->min_distance;
+  uint64_t lead = 0u;
+  for (unsigned attempt = 0u; attempt < REARM_TRIES; attempt++) {
+    if (attempt == REARM_TRIES - 1u) {
+      lead = lead_max;
     }
-    r = utim__arm(p, ch, cs->target, dist, false);
-  } while (r == UTIM__DUE);
+    const uint64_t now = p->drv->read(p);
+    const uint64_t late = (now - cs->target) & mask;
+    /* Distance to the first grid point after `now` (1 .. period), then on by
+     * whole periods to the first one at least d + lead ahead, as far as one
+     * compare reaches (utim_max()). */
+    const uint64_t first = period - late % period;
+    const uint64_t need = d + lead;
+    uint64_t dist = first;
+    if (dist < need) {
+      uint64_t k = (need - dist - 1u) / period + 1u;
+      uint64_t k_max = (mask - dist) / period;
+      dist += (k < k_max ? k : k_max) * period;
+    }
+    cs->skipped = add_sat32(cs->skipped, late / period + (dist - first) / period);
+    if (utim__arm(p, ch, now, dist, false) == UTIM__ARMED) {
+      return true;
+    }
+    /* Reached while arming: one more grid point without a callback. */
+    cs->skipped = add_sat32(cs->skipped, 1u);
+    const uint64_t took = (p->drv->read(p) - now) & mask;
+    lead = lead > took ? lead : took;
+    lead = lead < lead_max / 2u ? 2u * lead + 1u : lead_max;
+  }
+  const uint32_t bit = UTIM_EVT_CH(ch);
+  if ((st->pending & bit) == 0u) {
+    /* The reached target becomes the next callback's own match. */
+    cs->skipped--;
+  }
+  st->pending |= bit;
+  st->rearm |= (uint16_t)bit;
+  return false;
 }
 
 /* ---- interrupt entry ----------------------------------------------------- */
@@ -166,7 +233,12 @@ void utim_core_event(const utim_periph_t *p, uint32_t events) {
   uint32_t rearm = events & st->periodic;
   for (unsigned ch = 0u; rearm != 0u; ch++, rearm >>= 1) {
     if ((rearm & 1u) != 0u) {
-      periodic_advance(p, ch);
+      if ((st->pending & UTIM_EVT_CH(ch)) != 0u) {
+        /* The callback of an earlier match is still undelivered (masked, or
+         * the delivery loop is busy): this match coalesces into it. */
+        st->ch[ch].skipped = add_sat32(st->ch[ch].skipped, 1u);
+      }
+      (void)periodic_advance(p, ch);
     }
   }
   st->pending |= events & valid_events(p);
@@ -479,9 +551,7 @@ int utim_set_abs(const utim_periph_t *p, unsigned ch, uint64_t value) {
     utim_port_unlock(key);
     return -ETIME;
   }
-  st->periodic &= ~UTIM_EVT_CH(ch);
-  st->ch[ch].period = 0u;
-  st->pending &= ~UTIM_EVT_CH(ch);
+  forget(st, ch);
   (void)utim__arm(p, ch, now, ahead, true);
   unlock_deliver(p, key);
   return 0;
@@ -498,9 +568,7 @@ int utim_set_rel(const utim_periph_t *p, unsigned ch, uint64_t ticks) {
   utim_state_t *st = state_of(p);
   uint64_t dist = ticks < p->dev->min_distance ? p->dev->min_distance : ticks;
   uint32_t key = utim_port_lock();
-  st->periodic &= ~UTIM_EVT_CH(ch);
-  st->ch[ch].period = 0u;
-  st->pending &= ~UTIM_EVT_CH(ch);
+  forget(st, ch);
   (void)utim__arm(p, ch, p->drv->read(p), dist, true);
   unlock_deliver(p, key);
   return 0;
@@ -519,11 +587,11 @@ int utim_set_periodic(const utim_periph_t *p, unsigned ch, uint64_t period) {
   }
   utim_state_t *st = state_of(p);
   uint32_t key = utim_port_lock();
-  st->pending &= ~UTIM_EVT_CH(ch);
+  forget(st, ch);
   st->ch[ch].period = period;
   st->periodic |= UTIM_EVT_CH(ch);
   if (utim__arm(p, ch, p->drv->read(p), period, true) == UTIM__DUE) {
-    periodic_advance(p, ch);
+    (void)periodic_advance(p, ch);
   }
   unlock_deliver(p, key);
   return 0;
@@ -588,6 +656,16 @@ int utim_unmask(const utim_periph_t *p, uint32_t events) {
   st->mask &= ~events;
   unlock_deliver(p, key);
   return 0;
+}
+
+int utim_overrun(const utim_periph_t *p, unsigned ch) {
+  if (ch >= utim_channels(p)) {
+    return -EINVAL;
+  }
+  uint32_t key = utim_port_lock();
+  uint32_t n = state_of(p)->ch[ch].overrun;
+  utim_port_unlock(key);
+  return n > (uint32_t)INT32_MAX ? INT32_MAX : (int)n;
 }
 
 uint32_t utim_pending(const utim_periph_t *p) {

@@ -43,6 +43,8 @@ static struct {
   unsigned set_calls;
   uint64_t ovf_irq;
   uint64_t advance_on_read; /* ticks the counter moves at each read */
+  unsigned stall_reads;     /* reads left that move it by stall_ticks instead */
+  uint64_t stall_ticks;
 } mock;
 
 static int mock_init(const utim_periph_t *p, unsigned clk, uint32_t div) {
@@ -62,7 +64,12 @@ static int mock_enable(const utim_periph_t *p, bool on) {
 }
 
 static uint64_t mock_read(const utim_periph_t *p) {
-  mock_count = (mock_count + mock.advance_on_read) & utim_max(p);
+  uint64_t step = mock.advance_on_read;
+  if (mock.stall_reads > 0u) {
+    mock.stall_reads--;
+    step = mock.stall_ticks;
+  }
+  mock_count = (mock_count + step) & utim_max(p);
   return mock_count;
 }
 
@@ -135,10 +142,15 @@ static void log_add(const char *s) {
   (void)snprintf(cb_log + n, sizeof cb_log - n, "%s", s);
 }
 
+/* Callbacks and the grid points they stood for (1 + utim_overrun()). */
+static unsigned cb_count;
+static uint64_t cb_credit;
+
 // cppcheck-suppress constParameter ; the signature is utim_cmp_cb_t
 static void cmp_cb(const utim_periph_t *p, unsigned ch, void *arg) {
   char b[8];
-  (void)p;
+  cb_count++;
+  cb_credit += 1u + (uint64_t)utim_overrun(p, ch);
   (void)snprintf(b, sizeof b, "c%u%s", ch, arg == (void *)&mock ? "" : "?");
   log_add(b);
 }
@@ -155,6 +167,8 @@ static void setup(void) {
   relax_calls = 0;
   lock_depth = 0;
   cb_log[0] = '\0';
+  cb_count = 0;
+  cb_credit = 0;
   mock_state.hz = 0;
   (void)utim_set_compare_cb(&mock_p, cmp_cb, &mock);
   mock_state.ovf_cb = NULL;
@@ -410,6 +424,81 @@ static void t_periodic_grid(void *arg) {
   TH_EQ(mock.mode[0], UTIM_CH_OFF);
 }
 
+/* Grid points start + k * period (k >= 1) before the armed compare mock.cc[ch]. */
+static uint64_t grid_before_cc(unsigned ch, uint64_t start, uint64_t period) {
+  uint64_t d = (mock.cc[ch] - start) & utim_max(&mock_p);
+  TH_CHECKF(d % period == 0u, "compare 0x%llx is off the grid 0x%llx + k * %llu",
+            (unsigned long long)mock.cc[ch], (unsigned long long)start, (unsigned long long)period);
+  return d / period - 1u;
+}
+
+/*
+ * A period shorter than one re-arm (the counter moves 2 ticks at each read,
+ * min distance 3): the re-arm skips ahead on the grid instead of chasing a
+ * target that is always due, and callbacks plus overruns count every grid
+ * point once. Before the fix utim_set_periodic() never returned here.
+ */
+static void t_periodic_unsustainable(void *arg) {
+  (void)arg;
+  const uint64_t period = 3u;
+  TH_EQ(utim_init(&mock_p, 1000u, UTIM_CLOCK_DEFAULT), 0);
+  mock_count = 100u;
+  mock.advance_on_read = 2u;
+  TH_EQ(utim_set_periodic(&mock_p, 0, period), 0);
+  const uint64_t start = 102u; /* the counter the call read */
+  TH_EQ(mock.mode[0], UTIM_CH_ONESHOT);
+  TH_CHECKF(((mock.cc[0] - mock_count) & 0xffffu) >= 3u, "armed 0x%llx at counter 0x%llx",
+            (unsigned long long)mock.cc[0], (unsigned long long)mock_count);
+  uint64_t before = grid_before_cc(0, start, period);
+  TH_EQU(cb_credit, before);
+  for (unsigned i = 0; i < 20u; i++) {
+    mock_count = mock.cc[0]; /* the match */
+    utim_core_event(&mock_p, UTIM_EVT_CH(0));
+    TH_EQ(mock.mode[0], UTIM_CH_ONESHOT);
+    TH_EQU(cb_credit, grid_before_cc(0, start, period));
+  }
+  TH_CHECKF(cb_count >= 20u && cb_credit > cb_count, "%u callbacks for %llu grid points", cb_count,
+            (unsigned long long)cb_credit);
+  TH_EQ(lock_depth, 0u);
+  TH_EQ(utim_clear(&mock_p, 0), 0);
+  TH_EQ(utim_overrun(&mock_p, 0), 0);
+  TH_EQ(utim_overrun(&mock_p, MOCK_CH), -EINVAL);
+}
+
+/*
+ * Every re-arm attempt stalls for most of a wrap (three reads each): all
+ * eight fail, and the reached match is left pending with its re-arm to be
+ * retried by the delivery, outside the lock. Masked here, so the state in
+ * between shows: no compare armed, the event pending. Unmasking re-arms the
+ * channel on its grid before the callback runs.
+ */
+static void t_periodic_stalled_rearm(void *arg) {
+  (void)arg;
+  const uint64_t period = 0x100u;
+  TH_EQ(utim_init(&mock_p, 1000u, UTIM_CLOCK_DEFAULT), 0);
+  mock_count = 0x1000u;
+  TH_EQ(utim_set_periodic(&mock_p, 1, period), 0);
+  TH_EQU(mock.cc[1], 0x1100u);
+  TH_EQ(utim_mask(&mock_p, UTIM_EVT_CH(1)), 0);
+  mock_count = 0x1100u;
+  mock.stall_reads = 3u * 8u;
+  mock.stall_ticks = 0xc000u;
+  utim_core_event(&mock_p, UTIM_EVT_CH(1));
+  TH_EQ(mock.stall_reads, 0u);
+  TH_EQ(mock.mode[1], UTIM_CH_OFF);
+  TH_EQU(utim_pending(&mock_p), UTIM_EVT_CH(1));
+  TH_EQ(cb_count, 0u);
+  TH_EQ(utim_unmask(&mock_p, UTIM_EVT_CH(1)), 0);
+  TH_EQ(cb_count, 1u);
+  TH_EQ(mock.mode[1], UTIM_CH_ONESHOT);
+  (void)grid_before_cc(1, 0x1000u, period);
+  TH_CHECKF(((mock.cc[1] - mock_count) & 0xffffu) >= 3u, "armed 0x%llx at counter 0x%llx",
+            (unsigned long long)mock.cc[1], (unsigned long long)mock_count);
+  TH_CHECK(utim_overrun(&mock_p, 1) > 0);
+  TH_EQU(utim_pending(&mock_p), 0u);
+  TH_EQ(lock_depth, 0u);
+}
+
 int main(void) {
   th_set_putc(th_stdio_putc);
   th_set_setup(setup);
@@ -424,5 +513,7 @@ int main(void) {
   th_run("relative arming due during the call", t_rel_due_during_call, NULL);
   th_run("dispatch order and masking", t_dispatch_order_mask, NULL);
   th_run("periodic grid", t_periodic_grid, NULL);
+  th_run("periodic shorter than a re-arm", t_periodic_unsustainable, NULL);
+  th_run("periodic re-arm stalled at every attempt", t_periodic_stalled_rearm, NULL);
   return th_finish();
 }

@@ -1,6 +1,7 @@
 /*
- * Simulated timer peripherals, their bus and interrupt controller, in virtual
- * time (see sim.h and sim_regs.h).
+ * The simulated machine: timer peripherals, their bus, the interrupt
+ * controller and the CPU's interrupt mask, in virtual time (see sim.h and
+ * sim_regs.h).
  *
  * Counting model. A running counter is described by an anchor: the time t0 it
  * was last (re)started, re-clocked or written, its value c0 then, and running
@@ -32,15 +33,6 @@
 
 #include "sim.h"
 #include "sim_regs.h"
-
-/* Hooks shared with the port (port_sim.c), which owns the lock depth; the
- * contract headers have no place for them, so both files declare them. The
- * model's calls into port_sim.c also make any link that pulls in the model pull
- * in the port, which the core's static library needs after the board's. */
-unsigned sim_lock_depth(void);
-void sim_lock_release(void);
-void sim_irq_poll(void);
-uint32_t sim_relax_step(void);
 
 __extension__ typedef unsigned __int128 u128;
 
@@ -78,8 +70,8 @@ static sim_line_t g_lines[SIM_IRQ_LINES];
 
 static uint64_t g_now;
 static uint64_t g_accesses;
-static uint64_t g_irq_count;
-static uint64_t g_busy_ns; /* access costs and relax steps: time the CPU was busy */
+static uint32_t g_irq_depth; /* the CPU's interrupt mask: nesting depth */
+static uint64_t g_busy_ns;   /* access costs and relax steps: time the CPU was busy */
 static uint32_t g_access_cost;
 static uint32_t g_relax_step;
 static bool g_in_isr;
@@ -299,13 +291,12 @@ static unsigned lowest_line(void) {
 }
 
 static void deliver(void) {
-  while (sim_lock_depth() == 0u && !g_in_isr) {
+  while (g_irq_depth == 0u && !g_in_isr) {
     unsigned line = lowest_line();
     if (line >= SIM_IRQ_LINES) {
       return;
     }
     g_in_isr = true;
-    g_irq_count++;
     g_lines[line].fn(g_lines[line].arg);
     g_in_isr = false;
   }
@@ -516,11 +507,10 @@ void sim_reset(void) {
   }
   g_now = 0;
   g_accesses = 0;
-  g_irq_count = 0;
   g_busy_ns = 0;
   g_access_cost = 10u;
   g_relax_step = 10u;
-  sim_lock_release();
+  g_irq_depth = 0;
   g_inj_pending = false;
   g_inj_at = 0;
   g_inj_ns = 0;
@@ -557,27 +547,26 @@ uint64_t sim_accesses(void) {
   return g_accesses;
 }
 
-uint64_t sim_irq_count(void) {
-  return g_irq_count;
-}
-
 uint64_t sim_busy_ns(void) {
   return g_busy_ns;
 }
 
-uint64_t sim_peek_count(unsigned timer) {
-  return timer < g_ntimers ? count_at(timer, g_now) : 0u;
+uint32_t sim_irq_disable(void) {
+  return g_irq_depth++;
 }
 
-/** @brief Port support: deliver pending interrupts if nothing holds them back. */
-void sim_irq_poll(void) {
-  deliver();
+/* The key is the depth before the matching disable, restored as a CPU
+ * restores a saved interrupt mask, so an unbalanced pair cannot leave the
+ * mask stuck. */
+void sim_irq_restore(uint32_t key) {
+  g_irq_depth = key;
+  if (key == 0u) {
+    deliver();
+  }
 }
 
-/** @brief Port support: virtual time one utim_port_relax() costs. Its only
- *  caller, utim_port_relax(), busy-waits that long, so the step is counted as
- *  busy time here. */
-uint32_t sim_relax_step(void) {
+/* The CPU is busy for the step (it spins), so it counts as busy time. */
+void sim_cpu_relax(void) {
   g_busy_ns = sat_add(g_busy_ns, g_relax_step);
-  return g_relax_step;
+  sim_advance(g_relax_step);
 }

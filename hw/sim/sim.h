@@ -1,14 +1,25 @@
 /**
  * @file sim.h
- * @brief The simulated machine: virtual time, timer peripherals, interrupt
- *        controller, and the controls tests use to steer them.
+ * @brief The simulated machine, a hardware model: virtual time, generic timer
+ *        peripherals (reached through the bus of sim_regs.h), an interrupt
+ *        controller, the CPU's interrupt mask, and the controls tests use to
+ *        steer them.
+ *
+ * It calls nothing of utim; it only borrows utim's clock-input description
+ * (utim_clock_desc_t of driver.h) for its timers' inputs, so the board
+ * describes each input once for the hardware and the instance. The sim board
+ * (boards/sim) describes the timers it puts on the machine (sim_configure())
+ * and attaches the driver's interrupt handler to their lines; the sim driver
+ * (drivers/sim) reaches the registers through the bus (sim_regs.h); the sim
+ * port masks interrupts with sim_irq_disable() and spins with
+ * sim_cpu_relax().
  *
  * Everything is deterministic: time moves only when a test advances it, when
  * a register is accessed (each access costs sim_set_access_cost() ns), and
- * when the core busy-waits (utim_port_relax() costs sim_set_relax_step() ns).
+ * when the CPU busy-waits (sim_cpu_relax() costs sim_set_relax_step() ns).
  * Interrupts are delivered at the virtual time their event happens, between
- * two register accesses, unless the port lock is held or an interrupt handler
- * is already running; then at the first moment that is no longer so.
+ * two register accesses, unless interrupts are masked or an interrupt
+ * handler is already running; then at the first moment that is no longer so.
  */
 #ifndef UTIM_SIM_H
 #define UTIM_SIM_H
@@ -41,6 +52,25 @@ typedef struct sim_shape {
   const utim_clock_desc_t *clocks; /**< clock inputs */
 } sim_shape_t;
 
+/**
+ * @brief A sim_shape_t initializer: clock table @p clocks (an array) and the
+ *        shape's facts as one comma-separated list, in the order width, down,
+ *        ncc, shared_irq, ovf_irq, writable, capture_read, stoppable,
+ *        min_distance, chain_from, irq. A board names each timer's facts once
+ *        in a macro expanding to that list and hands it both to SIM_SHAPE()
+ *        and to the sim driver's UTIM_SIM_DEFINE().
+ */
+#define SIM_SHAPE(clocks, facts) SIM_SHAPE_(clocks, facts)
+/** @brief SIM_SHAPE() after the expansion of its fact list. */
+#define SIM_SHAPE_(clocks_, width_, down_, ncc_, shared_, ovf_, writable_, capture_, stop_, md_,   \
+                   chain_from_, irq_)                                                              \
+  {                                                                                                \
+    .width = (width_), .down = (down_), .ncc = (ncc_), .shared_irq = (shared_), .ovf_irq = (ovf_), \
+    .writable = (writable_), .capture_read = (capture_), .stoppable = (stop_),                     \
+    .min_distance = (md_), .chain_from = (chain_from_), .irq = (irq_),                             \
+    .nclocks = (uint8_t)(sizeof(clocks_) / sizeof((clocks_)[0])), .clocks = (clocks_)              \
+  }
+
 /** @brief Interrupt handler attached to a line. */
 typedef void (*sim_isr_t)(const void *arg);
 
@@ -59,7 +89,7 @@ void sim_irq_attach(unsigned line, sim_isr_t fn, const void *arg);
 /**
  * @brief Reset: time 0, every timer in its reset state (stopped, count 0,
  *        CC 0, no enables, no flags), default costs (access 10 ns, relax 10 ns),
- *        no injection, lock released. Does not touch the core's RAM state.
+ *        no injection, interrupts unmasked. Touches nothing outside the model.
  */
 void sim_reset(void);
 
@@ -72,7 +102,7 @@ void sim_advance(uint64_t ns);
 /** @brief Virtual time each register access costs (default 10 ns; 0 allowed). */
 void sim_set_access_cost(uint32_t ns);
 
-/** @brief Virtual time each utim_port_relax() costs (default 10 ns; >= 1). */
+/** @brief Virtual time each sim_cpu_relax() costs (default 10 ns; >= 1). */
 void sim_set_relax_step(uint32_t ns);
 
 /**
@@ -89,19 +119,35 @@ bool sim_inject_pending(void);
 /** @brief Register accesses made since sim_reset(). */
 uint64_t sim_accesses(void);
 
-/** @brief Number of interrupt handler invocations since sim_reset(). */
-uint64_t sim_irq_count(void);
-
 /**
  * @brief Virtual time the CPU was busy since sim_reset(), in ns: the cost of
  *        every register access (interrupt handlers' included) and of every
- *        utim_port_relax() step. Time let pass by sim_advance() and race
+ *        sim_cpu_relax() step. Time let pass by sim_advance() and race
  *        injections is not counted (the CPU sleeps or does something else).
  */
 uint64_t sim_busy_ns(void);
 
-/** @brief Counter of timer @p timer as the hardware shows it (no access cost). */
-uint64_t sim_peek_count(unsigned timer);
+/**
+ * @name The CPU
+ * @{
+ */
+/**
+ * @brief Mask interrupts (what setting PRIMASK is on a Cortex-M); nests.
+ * @return the key to hand to sim_irq_restore()
+ */
+uint32_t sim_irq_disable(void);
+
+/**
+ * @brief Restore the mask the matching sim_irq_disable() found; interrupts
+ *        that became due meanwhile are delivered once nothing masks them.
+ * @param key the value the matching sim_irq_disable() returned
+ */
+void sim_irq_restore(uint32_t key);
+
+/** @brief One busy-wait step of the CPU: sim_set_relax_step() ns of virtual
+ *         time, counted as busy time. */
+void sim_cpu_relax(void);
+/** @} */
 
 #ifdef __cplusplus
 }
