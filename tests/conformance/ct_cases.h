@@ -40,6 +40,8 @@
   X(ct_case_mask, "mask and pending")                                                              \
   X(ct_case_invalid, "invalid input")                                                              \
   X(ct_case_cb_api, "callbacks calling the API")                                                   \
-  X(ct_case_chain, "chained")
+  X(ct_case_chain, "chained")                                                                      \
+  X(ct_case_overrun, "periodic overruns")                                                          \
+  X(ct_case_chain_held_off, "chained, interrupts held off across low wraps")
 
 #endif /* UTIM_TEST_CT_CASES_H */
