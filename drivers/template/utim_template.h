@@ -14,17 +14,17 @@
  * channels and one interrupt line for all events. 32-bit registers, at the
  * offsets of utim_template_regs_t:
  *
- * | offset | register | access | meaning                                               |
- * |-------:|----------|--------|-------------------------------------------------------|
- * | 0x00   | CTRL     | rw     | bit 0 EN: counter runs; bits 1-2 CLKSEL; bit 4 DBGFRZ  |
- * | 0x04   | PSC      | rw     | prescaler: the counter steps every PSC + 1 input clocks |
- * | 0x08   | CNT      | rw     | counter; counts down, steps from 0 to MAX (underflow)  |
- * | 0x0C   | IEN      | r      | interrupt enables, bits as in ISR                     |
- * | 0x10   | IENSET   | w      | write 1s to set IEN bits (0s are ignored)             |
- * | 0x14   | IENCLR   | w      | write 1s to clear IEN bits (0s are ignored)           |
- * | 0x18   | ISR      | r/w1c  | event flags: bit n CCn match (n < 4), bit 8 UF; write 1 to clear |
- * | 0x1C   | reserved |        |                                                       |
- * | 0x20   | CC[0..3] | rw     | compare values, in the counter's (down) direction     |
+ * | offset | register | access | meaning                                                    |
+ * |-------:|----------|--------|------------------------------------------------------------|
+ * | 0x00   | CTRL     | rw     | bit 0 EN: counter runs; bits 1-2 CLKSEL; bit 4 DBGFRZ      |
+ * | 0x04   | PSC      | rw     | prescaler: the counter steps every PSC + 1 input clocks    |
+ * | 0x08   | CNT      | rw     | counter; counts down, steps from 0 to MAX (underflow)      |
+ * | 0x0C   | IEN      | r      | interrupt enables, bits as in ISR                          |
+ * | 0x10   | IENSET   | w      | write 1s to set IEN bits (0s are ignored)                  |
+ * | 0x14   | IENCLR   | w      | write 1s to clear IEN bits (0s are ignored)                |
+ * | 0x18   | ISR      | r/w1c  | flags: bit n CCn match (n < 4), bit 8 UF; write 1 to clear |
+ * | 0x1C   | reserved |        |                                                            |
+ * | 0x20   | CC[0..3] | rw     | compare values, in the counter's (down) direction          |
  *
  * - MAX is 0xFFFFFFFF on TPL32 and 0xFFFF on TPL16 (upper CNT/CC bits read 0).
  * - Reset state: CTRL = 0, PSC = 0, CNT = MAX, IEN = 0, ISR = 0, CC = 0.
@@ -39,11 +39,13 @@
  * - The interrupt line is asserted while (ISR & IEN) != 0.
  *
  * @par Instances (board side)
- * A board describes one TPL timer with a utim_template_cfg_t and a
- * utim_periph_t; see drivers/template/README.md for a full example. Props:
- * UTIM_PROPS(32 or 16, 4, 1, UTIM_CAP_OVERFLOW | UTIM_CAP_WRITE | UTIM_CAP_STOP
- * | UTIM_CAP_SHARED_IRQ). Clock inputs: index i is CLKSEL value i, with
- * UTIM_DIV_LINEAR dividers 1 .. UTIM_TEMPLATE_DIV_MAX.
+ * A board defines one TPL timer with UTIM_TEMPLATE_DEFINE(): it names the
+ * register base, the width (TPL32 or TPL16), the interrupt line and the
+ * clock-input table once; the macro fills in what the driver knows (4
+ * channels, counting down, UTIM_CAP_OVERFLOW | UTIM_CAP_WRITE |
+ * UTIM_CAP_STOP | UTIM_CAP_SHARED_IRQ, minimum distance 2). Clock inputs:
+ * index i is CLKSEL value i, with UTIM_DIV_LINEAR dividers 1 ..
+ * UTIM_TEMPLATE_DIV_MAX. See drivers/template/README.md for an example.
  */
 #ifndef UTIM_TEMPLATE_H
 #define UTIM_TEMPLATE_H
@@ -107,6 +109,45 @@ typedef struct utim_template_cfg {
 
 /** @brief The TPL timer driver. */
 extern const utim_driver_t utim_template_driver;
+
+/**
+ * @brief Define instance @p n_ (`static const utim_periph_t`) of a TPL timer,
+ *        with its RAM state and configuration. Also defines `n_##_WIDTH`,
+ *        `n_##_CHANNELS` and `n_##_MIN_DISTANCE`.
+ * @param n_      identifier of the instance
+ * @param pname_  platform name, e.g. "EXAMPLE_TPL0"
+ * @param base_   register base address
+ * @param width_  32 (TPL32) or 16 (TPL16)
+ * @param irq_    its interrupt line (the board routes it to utim_template_isr())
+ * @param clocks_ its clock-input table (an array of UTIM_TEMPLATE_CLOCKS inputs,
+ *                index = CLKSEL value)
+ *
+ * The parameters end in _ so that they cannot replace the field names of
+ * the designated initializers.
+ */
+#define UTIM_TEMPLATE_DEFINE(n_, pname_, base_, width_, irq_, clocks_)                             \
+  _Static_assert((width_) == 16 || (width_) == 32, pname_ ": a TPL timer is 16 or 32 bits wide");  \
+  _Static_assert(sizeof(clocks_) / sizeof((clocks_)[0]) <= UTIM_TEMPLATE_CLOCKS,                   \
+                 pname_ ": CLKSEL selects at most two inputs");                                    \
+  enum {                                                                                           \
+    n_##_WIDTH = (width_),                                                                         \
+    n_##_CHANNELS = UTIM_TEMPLATE_CHANNELS,                                                        \
+    n_##_MIN_DISTANCE = UTIM_TEMPLATE_MIN_DISTANCE                                                 \
+  };                                                                                               \
+  UTIM_STATE_DEFINE(n_##_state, UTIM_TEMPLATE_CHANNELS);                                           \
+  static const utim_template_cfg_t n_##_cfg = {                                                    \
+      .common = {.state = &n_##_state,                                                             \
+                 .name = (pname_),                                                                 \
+                 .clocks = (clocks_),                                                              \
+                 .nclocks = (uint8_t)(sizeof(clocks_) / sizeof((clocks_)[0])),                     \
+                 .min_distance = UTIM_TEMPLATE_MIN_DISTANCE},                                      \
+      .regs = (utim_template_regs_t *)(base_),                                                     \
+      .irq = (uint16_t)(irq_)};                                                                    \
+  static const utim_periph_t n_ = {.drv = &utim_template_driver,                                   \
+                                   .dev = &n_##_cfg.common,                                        \
+                                   .props = UTIM_PROPS(width_, UTIM_TEMPLATE_CHANNELS, 1,          \
+                                                       UTIM_CAP_OVERFLOW | UTIM_CAP_WRITE |        \
+                                                           UTIM_CAP_STOP | UTIM_CAP_SHARED_IRQ)}
 
 /**
  * @brief Interrupt handler of a TPL timer's line. The board's vector (or

@@ -168,7 +168,7 @@ unsigned utim_count(void);
 const utim_periph_t *utim_by_index(unsigned index);
 
 /**
- * @brief Instance by platform name (exact, case-sensitive), e.g. "MPS2_DUALTIMER1".
+ * @brief Instance by platform name (exact, case-sensitive), e.g. "MPS2_TIMER0".
  * @return the instance, or NULL when no instance has that name (or @p name is NULL)
  */
 const utim_periph_t *utim_by_name(const char *name);

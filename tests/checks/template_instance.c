@@ -10,6 +10,8 @@
 
 /** @brief Register base of the example TPL timer (a made-up address). */
 #define EXAMPLE_TPL0_BASE 0x40010000u
+/** @brief Its interrupt line. */
+#define EXAMPLE_TPL0_IRQ 21u
 
 static const utim_clock_desc_t tpl0_clocks[UTIM_TEMPLATE_CLOCKS] = {
     {.hz = 48000000u,
@@ -24,27 +26,14 @@ static const utim_clock_desc_t tpl0_clocks[UTIM_TEMPLATE_CLOCKS] = {
      .div_hi = UTIM_TEMPLATE_DIV_MAX},
 };
 
-UTIM_STATE_DEFINE(tpl0_state, UTIM_TEMPLATE_CHANNELS);
-
-static const utim_template_cfg_t tpl0_cfg = {
-    .common = {.state = &tpl0_state,
-               .name = "EXAMPLE_TPL0",
-               .clocks = tpl0_clocks,
-               .nclocks = UTIM_TEMPLATE_CLOCKS,
-               .min_distance = UTIM_TEMPLATE_MIN_DISTANCE},
-    .regs = (utim_template_regs_t *)EXAMPLE_TPL0_BASE,
-    .irq = 21u,
-};
-
-/** @brief The example instance: TPL32, four channels, counting down. */
-const utim_periph_t example_tpl0 = {
-    .drv = &utim_template_driver,
-    .dev = &tpl0_cfg.common,
-    .props = UTIM_PROPS(32, UTIM_TEMPLATE_CHANNELS, 1,
-                        UTIM_CAP_OVERFLOW | UTIM_CAP_WRITE | UTIM_CAP_STOP | UTIM_CAP_SHARED_IRQ),
-};
+/* TPL32 at EXAMPLE_TPL0_BASE: four channels, counting down. */
+UTIM_TEMPLATE_DEFINE(example_tpl0, "EXAMPLE_TPL0", EXAMPLE_TPL0_BASE, 32, EXAMPLE_TPL0_IRQ,
+                     tpl0_clocks);
 
 _Static_assert(sizeof(example_tpl0) <= 12u, "an instance fits in 12 bytes");
+
+/** @brief The board's instance table (one entry here). */
+const utim_periph_t *const example_instances[] = {&example_tpl0};
 
 /** @brief The board's vector for the example timer's interrupt line. */
 void example_tpl0_irq_handler(void);
