@@ -17,14 +17,16 @@
  * - 4: NATIVE_ALARM: 64-bit counter on CLOCK_MONOTONIC with 4 compare
  *      channels and an emulated overflow interrupt, writable, stoppable;
  *      one 1 GHz input (ns) with dividers 1000..1000000 (1 MHz down to
- *      1 kHz) where a compare write (timerfd_settime()) costs at most 1 us,
- *      else 10000..1000000 (100 kHz down to 1 kHz): a tick is never shorter
- *      than a compare write, so a compare armed a few ticks ahead is still
- *      ahead when the call returns. native_board_init() measures it
- *      (native_irq_info()); a virtual machine, where re-programming the
- *      kernel's timer traps to the hypervisor, typically gets 100 kHz.
- *      Minimum compare distance 1 tick; UTIM_CAP_EMULATED. Its interrupts
- *      are taken by the board's interrupt thread.
+ *      1 kHz) where arming a kernel timer costs at most 1 us, else
+ *      10000..1000000 (100 kHz down to 1 kHz): a tick is never shorter than
+ *      what moving the next event costs, so a compare armed a few ticks
+ *      ahead is still ahead when the interrupt thread sleeps towards it.
+ *      native_board_init() measures it (native_irq_info()); a virtual
+ *      machine, where re-programming the kernel's timer traps to the
+ *      hypervisor, typically gets 100 kHz. Minimum compare distance 1 tick;
+ *      UTIM_CAP_EMULATED. Its interrupts are taken by the board's interrupt
+ *      thread, which the kernel's timer wakes at the exact nanosecond of the
+ *      tick edge the next event is due at.
  *
  * No instance counts down, none is chained, none shares a line.
  */
@@ -35,16 +37,11 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "utim_native_hw.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/**
- * @brief clock_gettime(@p id) in ns (0 when the clock cannot be read); the
- *        one conversion of a struct timespec the native board and its tests use.
- * @param id a POSIX clock, e.g. CLOCK_MONOTONIC_RAW
- */
-int64_t native_clock_ns(clockid_t id);
 
 /** @brief How the CPU counter's frequency was obtained. */
 typedef enum native_tsc_source {
@@ -86,12 +83,15 @@ typedef struct native_irq_info {
    *        is terabytes of reserved address space that must not be locked).
    */
   int mlock_error;
-  /** @brief Median cost in ns of a compare write (arming a timerfd 20 us ahead), probed at init. */
+  /**
+   * @brief Median cost in ns of arming a kernel timer 20 us ahead (a timerfd),
+   *        what the interrupt thread pays to sleep towards a new deadline; probed at init.
+   */
   uint64_t compare_write_ns;
-  /** @brief Fastest frequency of NATIVE_ALARM: 1 MHz when a compare write costs <= 1 us, else 100
-   * kHz. */
+  /** @brief Fastest frequency of NATIVE_ALARM: 1 MHz when compare_write_ns <= 1 us, else 100 kHz.
+   */
   uint32_t alarm_max_hz;
-  uint64_t wakeups;  /**< times the interrupt thread woke up */
+  uint64_t wakeups;  /**< times the interrupt thread's sleep ended (deadline or raised line) */
   uint64_t spins;    /**< times it busy-waited the last stretch to an event */
   uint64_t spin_ns;  /**< its spin window (native_irq_set_spin()) */
   uint64_t services; /**< handler passes run by native_irq_service() from other threads */
@@ -99,7 +99,7 @@ typedef struct native_irq_info {
 
 /** @brief Board-wide indices of the instances (see the file comment). */
 enum {
-#if defined(__x86_64__) || defined(__aarch64__)
+#if UTIM_NATIVE_HAVE_CPU_COUNTER
   NATIVE_IDX_CPU,
 #endif
   NATIVE_IDX_MONOTONIC,
@@ -124,8 +124,8 @@ enum {
 #define NATIVE_IRQ_SPIN_MAX_NS 10000000u
 
 /**
- * @brief Probe the CPU counter's frequency and flags, create the alarms'
- *        timerfds and start the interrupt thread (SCHED_FIFO at
+ * @brief Probe the CPU counter's frequency and flags, route the alarms'
+ *        interrupts and start the interrupt thread (SCHED_FIFO at
  *        NATIVE_IRQ_PRIORITY and mlockall() where permitted, else a normal
  *        thread; see native_irq_info()). Call once at program start before
  *        using a NATIVE_TSC/NATIVE_CNTVCT frequency or an alarm; calling
@@ -163,8 +163,8 @@ int native_irq_pin(int cpu);
 /**
  * @brief Take due timer interrupts now, in the calling thread: run the
  *        handler of every alarm with an event due (a lock-free check first),
- *        under the port lock, as the interrupt thread does when its timerfd
- *        fires. Harmless when nothing is due. For code that
+ *        under the port lock, as the interrupt thread does when its sleep
+ *        ends. Harmless when nothing is due. For code that
  *        waits in a busy loop and wants the events of its wait delivered
  *        when the wait ends, not a kernel wake-up later (the test hooks).
  */

@@ -134,7 +134,7 @@ static inline uint64_t counter_ordered(void) {
   return v;
 #else
   /* No CPU counter here (never used as one): a ns clock keeps the code uniform. */
-  return (uint64_t)native_clock_ns(CLOCK_MONOTONIC_RAW);
+  return (uint64_t)utim_native_clock_ns(CLOCK_MONOTONIC_RAW);
 #endif
 }
 
@@ -151,7 +151,7 @@ static cs_sample_t take_sample(int tries) {
   cs_sample_t best = {0u, 0, UINT64_MAX};
   for (int i = 0; i < tries; i++) {
     uint64_t t1 = counter_ordered();
-    int64_t r = native_clock_ns(CLOCK_MONOTONIC_RAW);
+    int64_t r = utim_native_clock_ns(CLOCK_MONOTONIC_RAW);
     uint64_t t2 = counter_ordered();
     uint64_t w = t2 - t1;
     if (w < best.width) {
@@ -181,34 +181,31 @@ typedef struct cs_snap {
  * s->seq lets the caller check later that nothing was published meanwhile.
  */
 static bool snap_read(cs_snap_t *s) {
-  const utim_cs_fast_t *f = &utim__cs_fast;
-  uint32_t seq = __atomic_load_n(&f->seq, __ATOMIC_ACQUIRE);
+  utim_cs_fast_t *f = &utim__cs_fast;
+  uint32_t seq = utim_seq_read_begin(&f->seq);
   s->seq = seq;
-  s->mult = __atomic_load_n(&f->mult, __ATOMIC_RELAXED);
-  s->base_ticks = __atomic_load_n(&f->base_ticks, __ATOMIC_RELAXED);
-  s->base_ns = __atomic_load_n(&f->base_ns, __ATOMIC_RELAXED);
-  s->limit = __atomic_load_n(&f->limit, __ATOMIC_RELAXED);
-  s->shift = __atomic_load_n(&f->shift, __ATOMIC_RELAXED);
-  s->mode = __atomic_load_n(&f->mode, __ATOMIC_RELAXED);
-  s->clk = __atomic_load_n(&f->clk, __ATOMIC_RELAXED);
-  __atomic_thread_fence(__ATOMIC_ACQUIRE);
-  return (seq & 1u) == 0u && __atomic_load_n(&f->seq, __ATOMIC_RELAXED) == seq;
+  s->mult = UTIM_SEQ_LOAD(f->mult);
+  s->base_ticks = UTIM_SEQ_LOAD(f->base_ticks);
+  s->base_ns = UTIM_SEQ_LOAD(f->base_ns);
+  s->limit = UTIM_SEQ_LOAD(f->limit);
+  s->shift = UTIM_SEQ_LOAD(f->shift);
+  s->mode = UTIM_SEQ_LOAD(f->mode);
+  s->clk = UTIM_SEQ_LOAD(f->clk);
+  return !utim_seq_read_retry(&f->seq, seq);
 }
 
 /* Writers hold cs_lock, so there is one at a time. */
 static void publish(const cs_snap_t *s) {
   utim_cs_fast_t *f = &utim__cs_fast;
-  uint32_t seq = __atomic_load_n(&f->seq, __ATOMIC_RELAXED);
-  __atomic_store_n(&f->seq, seq + 1u, __ATOMIC_RELAXED);
-  __atomic_thread_fence(__ATOMIC_RELEASE);
-  __atomic_store_n(&f->limit, s->limit, __ATOMIC_RELAXED);
-  __atomic_store_n(&f->mult, s->mult, __ATOMIC_RELAXED);
-  __atomic_store_n(&f->shift, s->shift, __ATOMIC_RELAXED);
-  __atomic_store_n(&f->base_ticks, s->base_ticks, __ATOMIC_RELAXED);
-  __atomic_store_n(&f->base_ns, s->base_ns, __ATOMIC_RELAXED);
-  __atomic_store_n(&f->clk, s->clk, __ATOMIC_RELAXED);
-  __atomic_store_n(&f->mode, s->mode, __ATOMIC_RELAXED);
-  __atomic_store_n(&f->seq, seq + 2u, __ATOMIC_RELEASE);
+  utim_seq_write_begin(&f->seq);
+  UTIM_SEQ_STORE(f->limit, s->limit);
+  UTIM_SEQ_STORE(f->mult, s->mult);
+  UTIM_SEQ_STORE(f->shift, s->shift);
+  UTIM_SEQ_STORE(f->base_ticks, s->base_ticks);
+  UTIM_SEQ_STORE(f->base_ns, s->base_ns);
+  UTIM_SEQ_STORE(f->clk, s->clk);
+  UTIM_SEQ_STORE(f->mode, s->mode);
+  utim_seq_write_end(&f->seq);
 }
 
 static int64_t sat_i64(uint64_t v) {
@@ -304,14 +301,13 @@ utim_ns_t utim__now_slow(void) {
     int64_t v;
     uint64_t t = 0u;
     if (s.mode == MODE_CLOCK) {
-      v = native_clock_ns((clockid_t)s.clk) + s.base_ns;
+      v = utim_native_clock_ns((clockid_t)s.clk) + s.base_ns;
     } else {
-      t = utim__cs_counter();
+      t = utim_native_cpu_count();
       v = eval_counter(&s, t);
     }
     /* A conversion published meanwhile may not match the reading: read again. */
-    __atomic_thread_fence(__ATOMIC_ACQUIRE);
-    if (__atomic_load_n(&utim__cs_fast.seq, __ATOMIC_RELAXED) != s.seq) {
+    if (utim_seq_read_retry(&utim__cs_fast.seq, s.seq)) {
       continue;
     }
     uint64_t d = t - s.base_ticks;
@@ -321,7 +317,7 @@ utim_ns_t utim__now_slow(void) {
       cs_snap_t again;
       bool done = false;
       if (snap_read(&again) && again.mode == MODE_COUNTER &&
-          utim__cs_counter() - again.base_ticks >= again.limit) {
+          utim_native_cpu_count() - again.base_ticks >= again.limit) {
         done = refit_locked();
       }
       pthread_mutex_unlock(&cs_lock);
@@ -500,7 +496,7 @@ static void *sync_thread(void *arg) {
       /* The other side may be waiting for a CPU: give ours up now and then. */
       if ((++spins & 0xffu) == 0u) {
         (void)sched_yield();
-        if (native_clock_ns(CLOCK_MONOTONIC) > c->deadline) {
+        if (utim_native_clock_ns(CLOCK_MONOTONIC) > c->deadline) {
           __atomic_store_n(&c->abort, 1u, __ATOMIC_RELAXED);
           return NULL;
         }
@@ -522,7 +518,7 @@ static void *sync_thread(void *arg) {
 static int sync_pair(int cpu0, int cpu1, uint64_t *back, uint32_t *rounds) {
   sync_ctx_t ctx = {0};
   ctx.last = counter_ordered();
-  ctx.deadline = native_clock_ns(CLOCK_MONOTONIC) + SYNC_LIMIT_NS;
+  ctx.deadline = utim_native_clock_ns(CLOCK_MONOTONIC) + SYNC_LIMIT_NS;
   sync_arg_t args[2] = {{&ctx, 0u}, {&ctx, 1u}};
   pthread_t th[2];
   int cpus[2] = {cpu0, cpu1};
@@ -726,8 +722,8 @@ static int calibrate(void) {
     sync_check(id);
   }
   int64_t end = a.raw + CAL_WINDOW_NS;
-  for (int64_t r = native_clock_ns(CLOCK_MONOTONIC_RAW); r < end;
-       r = native_clock_ns(CLOCK_MONOTONIC_RAW)) {
+  for (int64_t r = utim_native_clock_ns(CLOCK_MONOTONIC_RAW); r < end;
+       r = utim_native_clock_ns(CLOCK_MONOTONIC_RAW)) {
     struct timespec ts = {0, (long)(end - r)};
     (void)nanosleep(&ts, NULL);
   }
@@ -786,7 +782,7 @@ static int switch_to(int id, bool keep) {
     int64_t old = keep ? utim_now() : 0;
     n.mode = MODE_CLOCK;
     n.clk = (int32_t)c;
-    n.base_ns = keep ? old + SWITCH_GUARD_NS - native_clock_ns(c) : 0;
+    n.base_ns = keep ? old + SWITCH_GUARD_NS - utim_native_clock_ns(c) : 0;
     n.limit = 0u;
   }
   publish(&n);
@@ -1087,7 +1083,7 @@ static void offset_sample(int64_t *offset, int64_t *width) {
   int64_t best_w = INT64_MAX;
   for (int i = 0; i < 8; i++) {
     int64_t n1 = utim_now();
-    int64_t r = native_clock_ns(CLOCK_MONOTONIC_RAW);
+    int64_t r = utim_native_clock_ns(CLOCK_MONOTONIC_RAW);
     int64_t n2 = utim_now();
     if (n2 - n1 < best_w) {
       best_w = n2 - n1;
@@ -1111,10 +1107,10 @@ int utim_clocksource_drift(utim_ns_t duration, utim_ns_t period, utim_cs_drift_t
   offset_sample(&off, &w);
   out->offset_start = off;
   out->bracket = w;
-  int64_t start = native_clock_ns(CLOCK_MONOTONIC_RAW);
+  int64_t start = utim_native_clock_ns(CLOCK_MONOTONIC_RAW);
   int64_t end = start + duration;
   for (;;) {
-    int64_t r = native_clock_ns(CLOCK_MONOTONIC_RAW);
+    int64_t r = utim_native_clock_ns(CLOCK_MONOTONIC_RAW);
     if (r >= end) {
       break;
     }
@@ -1130,7 +1126,7 @@ int utim_clocksource_drift(utim_ns_t duration, utim_ns_t period, utim_cs_drift_t
   offset_sample(&off, &w);
   out->samples++;
   out->offset_end = off;
-  out->elapsed = native_clock_ns(CLOCK_MONOTONIC_RAW) - start;
+  out->elapsed = utim_native_clock_ns(CLOCK_MONOTONIC_RAW) - start;
   out->drift = out->offset_end - out->offset_start;
   out->max_dev = utim_ns_max(out->max_dev, utim_ns_abs(out->drift));
   out->bracket = w > out->bracket ? w : out->bracket;

@@ -20,8 +20,9 @@ extern "C" {
 void native_tsc_probe(native_tsc_info_t *out);
 
 /**
- * @brief Start the interrupt thread over the timerfds of @p alarms
- *        (irq_native.c). Called once, by native_board_init().
+ * @brief Route the interrupts of @p alarms to the interrupt thread's line
+ *        and start the thread (irq_native.c). Called once, by
+ *        native_board_init().
  * @param alarms alarm instances whose handlers the thread runs
  * @param n      their number
  */
@@ -29,7 +30,7 @@ void native_irq_start(const utim_periph_t *const *alarms, unsigned n);
 
 /**
  * @brief Record the alarm probe's results for native_irq_info() (irq_native.c).
- * @param write_ns median cost of a compare write (timerfd_settime()), ns
+ * @param write_ns median cost of arming a kernel timer (timerfd_settime()), ns
  * @param max_hz   fastest frequency the alarm instances offer as a result
  */
 void native_irq_set_probe(uint64_t write_ns, uint32_t max_hz);

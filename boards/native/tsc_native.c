@@ -53,9 +53,9 @@ typedef struct sample {
 static sample_t take_sample(void) {
   sample_t best = {0u, 0u, UINT64_MAX};
   for (unsigned i = 0; i < BRACKET_TRIES; i++) {
-    uint64_t t0 = (uint64_t)native_clock_ns(CLOCK_MONOTONIC_RAW);
+    uint64_t t0 = (uint64_t)utim_native_clock_ns(CLOCK_MONOTONIC_RAW);
     uint64_t c = cpu_count();
-    uint64_t t1 = (uint64_t)native_clock_ns(CLOCK_MONOTONIC_RAW);
+    uint64_t t1 = (uint64_t)utim_native_clock_ns(CLOCK_MONOTONIC_RAW);
     if (t1 >= t0 && t1 - t0 < best.width) {
       best.count = c;
       best.ns = t0 + (t1 - t0) / 2u;

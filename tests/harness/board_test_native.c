@@ -47,7 +47,7 @@
 #define TB_LONG_WAIT_S  1ull
 
 static uint64_t tb_now(void) {
-  return (uint64_t)native_clock_ns(CLOCK_MONOTONIC);
+  return (uint64_t)utim_native_clock_ns(CLOCK_MONOTONIC);
 }
 
 /* Before utim_init() there is no frequency; 1 MHz keeps waits meaningful. */
