@@ -170,6 +170,21 @@ int native_irq_pin(int cpu);
  */
 void native_irq_service(void);
 
+/**
+ * @brief Diagnostic: the thread id (gettid()) holding the port lock now, 0
+ *        when it is free, -1 when the C library does not tell. Read without
+ *        the lock, so already stale when it returns: for a watchdog's report
+ *        of who keeps the lock.
+ */
+int native_port_lock_owner(void);
+
+/**
+ * @brief Diagnostic: how many times the port lock was found held by a
+ *        thread that had ended (pthread_exit() or cancellation inside a
+ *        utim call or callback) and was taken over (see port_native.c).
+ */
+uint32_t native_port_owner_died(void);
+
 #ifdef __cplusplus
 }
 #endif
