@@ -91,7 +91,6 @@ const utim_board_t utim_board = {
 /* The interrupt route table: every alarm raises the interrupt thread's line. */
 static const utim_periph_t *const alarms[] = {&alarm0};
 
-static native_tsc_info_t g_tsc;
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 
 /* Median cost of arming a kernel timer 20 us ahead (a timerfd: the cleanest
@@ -133,10 +132,10 @@ static void board_init_once(void) {
     alarm_clocks[0].div_lo = ALARM_DIV_1MHZ;
   }
   native_irq_set_probe(write_ns, NS_HZ / alarm_clocks[0].div_lo);
-  native_tsc_probe(&g_tsc);
 #if UTIM_NATIVE_HAVE_CPU_COUNTER
-  utim_native_counter_set_shift(&cpu, g_tsc.shift);
-  cpu_clocks[0].hz = (uint32_t)(g_tsc.hz >> g_tsc.shift);
+  const native_tsc_info_t *tsc = &native_cpu_probe()->info;
+  utim_native_counter_set_shift(&cpu, tsc->shift);
+  cpu_clocks[0].hz = (uint32_t)(tsc->hz >> tsc->shift);
 #endif
   native_irq_start(alarms, ARRAY_LEN(alarms));
 }
@@ -146,5 +145,5 @@ void native_board_init(void) {
 }
 
 const native_tsc_info_t *native_tsc_info(void) {
-  return &g_tsc;
+  return &native_cpu_probe()->info;
 }

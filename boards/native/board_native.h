@@ -63,7 +63,9 @@ typedef struct native_tsc_info {
   bool constant;   /**< /proc/cpuinfo "constant_tsc": constant rate across P-states */
   bool nonstop;    /**< /proc/cpuinfo "nonstop_tsc": keeps counting in deep C-states */
   bool hypervisor; /**< running under a hypervisor (CPUID 1 ECX bit 31) */
-  /** @brief The measurement's result in Hz (also taken when CPUID knows the frequency, as a check).
+  /**
+   * @brief The measured rate in Hz (nearest), also taken when CPUID knows the
+   *        frequency, as a check; utim_now() is calibrated with it.
    */
   uint64_t measured_hz;
   /** @brief Width in ns of the best clock bracket of the measurement (its uncertainty per end). */
@@ -114,7 +116,7 @@ enum {
 
 /**
  * @brief Default spin window of the interrupt thread, ns: it sleeps on the
- *        kernel timer until this long before an alarm event, then spins,
+ *        kernel's timer until this long before an alarm event, then spins,
  *        so the handler runs within a microsecond of the event instead of a
  *        kernel wake-up later (tens of microseconds). Costs up to this much
  *        CPU time per event.
@@ -129,12 +131,16 @@ enum {
  *        NATIVE_IRQ_PRIORITY and mlockall() where permitted, else a normal
  *        thread; see native_irq_info()). Call once at program start before
  *        using a NATIVE_TSC/NATIVE_CNTVCT frequency or an alarm; calling
- *        again, from any thread, does nothing. Takes about 25 ms (the TSC
- *        measurement).
+ *        again, from any thread, does nothing. Takes about 20 ms: the one
+ *        probe of the CPU counter, which utim_now() shares (whichever runs
+ *        first does it).
  */
 void native_board_init(void);
 
-/** @brief The CPU counter's probe results (zeroes before native_board_init()). */
+/**
+ * @brief The CPU counter's probe results: the one probe native_board_init()
+ *        and utim_now() share (it runs on the first call of any of them).
+ */
 const native_tsc_info_t *native_tsc_info(void);
 
 /** @brief A snapshot of the interrupt thread's state and counters. */

@@ -106,6 +106,16 @@ static inline uint64_t utim_native_cpu_count_ordered(void) {
 #else
 /** @brief 1 where the CPU has a counter utim reads directly (x86-64, aarch64), else 0. */
 #define UTIM_NATIVE_HAVE_CPU_COUNTER 0
+
+/** @brief No CPU counter on this architecture: 0 (never used as a time source, see above). */
+static inline uint64_t utim_native_cpu_count(void) {
+  return 0u;
+}
+
+/** @brief No CPU counter on this architecture: 0 (never used as a time source, see above). */
+static inline uint64_t utim_native_cpu_count_ordered(void) {
+  return 0u;
+}
 #endif
 
 #ifdef __cplusplus

@@ -10,9 +10,11 @@
  *   portable 128-bit path (UTIM_TIME_NO_INT128), the one 32-bit targets run;
  * - test_time_native (UTIM_TEST_NATIVE): the Linux clocksource and sleep of
  *   the native board: the choice is a candidate that exists as an instance,
- *   the override works, utim_now() is monotonic across CPUs and re-fits, the
- *   sleep never returns early. Behaviour only: no speed or accuracy figure
- *   is asserted beyond a 1 % sanity bound on the calibrated rate.
+ *   the override works (UTIM_CLOCKSOURCE, honoured or warned about as
+ *   UTIM_TEST_CS_EXPECT says), utim_now() is monotonic across CPUs and
+ *   re-fits, the sleep never returns early. Behaviour only: no speed or
+ *   accuracy figure is asserted beyond a 1 % sanity bound on the calibrated
+ *   rate.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +28,7 @@
 #include <sched.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "board_native.h"
 #include "clocksource.h"
@@ -756,6 +759,8 @@ static void t_sleep_errors(void *arg) {
 
 /* ---- the native clocksource and sleep ---------------------------------------- */
 
+static bool expect_env_warning(void);
+
 static int64_t raw_ns(void) {
   struct timespec ts;
   (void)clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
@@ -797,7 +802,8 @@ static void t_native_choice(void *arg) {
               rep.cand[i].name, (int)present, (const void *)utim_by_name(rep.cand[i].name));
   }
   const char *env = getenv("UTIM_CLOCKSOURCE");
-  if (env == NULL) {
+  if (env == NULL || expect_env_warning()) {
+    /* Unset, or a value that names no usable source: the automatic choice. */
     TH_EQ(rep.how, UTIM_CS_AUTO);
     for (int i = 0; i < (int)UTIM_CS_COUNT; i++) {
       TH_CHECKF(rep.cand[i].rating <= rep.cand[id].rating, "%s rated above the choice",
@@ -810,14 +816,97 @@ static void t_native_choice(void *arg) {
   }
   if (id == UTIM_CS_TSC || id == UTIM_CS_CNTVCT) {
     TH_CHECK(rep.hz > 0u && rep.ms.mult > 0u && rep.ms.shift < 64u);
-    /* The board probed the same counter on its own: the frequencies agree (0.1 %). */
+    /* One probe serves the board's instance and utim_now(): the same rate, and
+     * the same stated frequency where there is one. */
     const native_tsc_info_t *ti = native_tsc_info();
-    uint64_t bhz = ti->measured_hz != 0u ? ti->measured_hz : ti->hz;
-    TH_CHECKF(bhz > 0u && rep.hz > bhz - bhz / 1000u && rep.hz < bhz + bhz / 1000u,
-              "clocksource %llu Hz, board %llu Hz", (unsigned long long)rep.hz,
-              (unsigned long long)bhz);
+    TH_EQU(rep.hz, ti->measured_hz);
+    if (ti->source != NATIVE_TSC_MEASURED) {
+      TH_EQU(rep.cand[id].hz, ti->hz);
+    } else {
+      TH_EQU(rep.cand[id].hz, 0u);
+    }
     TH_CHECK((rep.cand[id].flags & UTIM_CS_F_SYNC_FAIL) == 0u || rep.how != UTIM_CS_AUTO);
   }
+}
+
+/* ---- UTIM_CLOCKSOURCE that names no usable source -------------------------------- */
+
+/* What the first utim_clocksource_init() wrote to stderr (capture_init()). */
+static char init_stderr[2048];
+
+/* The ctest runs with a bad value set UTIM_TEST_CS_EXPECT=warn. */
+static bool expect_env_warning(void) {
+  const char *e = getenv("UTIM_TEST_CS_EXPECT");
+  return e != NULL && strcmp(e, "warn") == 0;
+}
+
+/* Initialise the clock source with stderr going to a file, twice, and keep
+ * what was written; it is shown again on stderr for the log. */
+static void capture_init(void) {
+  FILE *tmp = tmpfile();
+  int saved = dup(2);
+  if (tmp == NULL || saved < 0) {
+    (void)utim_clocksource_init();
+    snprintf(init_stderr, sizeof init_stderr, "(stderr not captured)");
+    return;
+  }
+  fflush(stderr);
+  (void)dup2(fileno(tmp), 2);
+  (void)utim_clocksource_init();
+  (void)utim_clocksource_init();
+  (void)utim_clocksource_name();
+  (void)dup2(saved, 2);
+  (void)close(saved);
+  rewind(tmp);
+  size_t n = fread(init_stderr, 1, sizeof init_stderr - 1u, tmp);
+  init_stderr[n] = '\0';
+  fclose(tmp);
+  fputs(init_stderr, stderr);
+}
+
+static unsigned count_of(const char *hay, const char *needle) {
+  unsigned n = 0;
+  for (const char *p = strstr(hay, needle); p != NULL; p = strstr(p + 1, needle)) {
+    n++;
+  }
+  return n;
+}
+
+static void t_native_env_warning(void *arg) {
+  (void)arg;
+  const char *env = getenv("UTIM_CLOCKSOURCE");
+  if (!expect_env_warning()) {
+    /* Unset or honoured: nothing to say. */
+    TH_CHECKF(init_stderr[0] == '\0', "unexpected output: %s", init_stderr);
+    return;
+  }
+  TH_CHECK(env != NULL);
+  if (env == NULL) {
+    return;
+  }
+  /* Once, with the value quoted as given (a trailing space stays visible). */
+  char quoted[256];
+  snprintf(quoted, sizeof quoted, "utim: UTIM_CLOCKSOURCE=\"%s\"", env);
+  TH_CHECKF(strstr(init_stderr, quoted) != NULL, "no %s in: %s", quoted, init_stderr);
+  TH_EQU(count_of(init_stderr, "utim: UTIM_CLOCKSOURCE="), 1u);
+  TH_EQU(count_of(init_stderr, "\n"), 1u);
+  /* It names the source used instead, and every valid name. */
+  utim_cs_report_t rep;
+  TH_EQ(utim_clocksource_report(&rep), 0);
+  TH_EQ(rep.how, UTIM_CS_AUTO);
+  char used[96];
+  snprintf(used, sizeof used, "using the automatic choice, %s.", utim_clocksource_name());
+  TH_CHECKF(strstr(init_stderr, used) != NULL, "no '%s' in: %s", used, init_stderr);
+  const char *list = strstr(init_stderr, "Valid names");
+  TH_CHECK(list != NULL);
+  for (int i = 0; list != NULL && i < (int)UTIM_CS_COUNT; i++) {
+    bool listed = strstr(list, rep.cand[i].name) != NULL;
+    TH_CHECKF(listed == (rep.cand[i].rating > 0), "%s listed %d, present %d", rep.cand[i].name,
+              (int)listed, (int)(rep.cand[i].rating > 0));
+  }
+  TH_CHECK(list != NULL && strstr(list, "auto") != NULL);
+  /* The report's reason quotes it too. */
+  TH_CHECKF(strstr(rep.reason, quoted + strlen("utim: ")) != NULL, "reason: %s", rep.reason);
 }
 
 /* Threads on every CPU read utim_now() while the conversion is re-fitted under them. */
@@ -1055,8 +1144,12 @@ int main(void) {
   th_run("sleep: CPU time unknown", t_sleep_cpu_unknown, NULL);
   th_run("sleep: invalid arguments", t_sleep_errors, NULL);
 #else
+  /* First thing, so the warning about UTIM_CLOCKSOURCE (if any) is caught. */
+  capture_init();
   /* As a program using the board does; it also starts the board's interrupt thread. */
   native_board_init();
+  th_run("native: UTIM_CLOCKSOURCE warned about once when it names no usable source",
+         t_native_env_warning, NULL);
   th_run("native: chosen source is a rated candidate and an instance", t_native_choice, NULL);
   th_run("native: utim_now monotonic across CPUs and re-fits", t_native_monotonic, NULL);
   th_run("native: calibrated rate within 1 % of CLOCK_MONOTONIC_RAW", t_native_rate, NULL);
