@@ -18,7 +18,7 @@
  *
  * The latency allowance is a wall-clock budget converted to ticks: generous
  * against scheduling delays on a shared machine (several times the worst
- * timerfd wake-up measured on a loaded 2-core VM), far below a wrap of any
+ * kernel-timer wake-up measured on a loaded 2-core VM), far below a wrap of any
  * native instance (all are 64 bits wide).
  */
 #ifndef _GNU_SOURCE

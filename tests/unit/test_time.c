@@ -762,9 +762,7 @@ static void t_sleep_errors(void *arg) {
 static bool expect_env_warning(void);
 
 static int64_t raw_ns(void) {
-  struct timespec ts;
-  (void)clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+  return utim_native_clock_ns(CLOCK_MONOTONIC_RAW);
 }
 
 static int cs_index(const char *name) {
