@@ -10,7 +10,7 @@
  * (tsc_native.c), so the NATIVE_TSC instance and utim_now() share one
  * measured frequency. Lock order: native_cs_lock is never held while the
  * port lock is taken, and is only try-locked under it (utim_now()), so the
- * two never wait for each other.
+ * two never wait for each other; fork() handlers keep it usable in a child.
  */
 /* For clockid_t and clock_gettime; the build may define it already. */
 #ifndef _GNU_SOURCE
@@ -295,7 +295,24 @@ static void choose(int id, int how, bool keep) {
   }
 }
 
+/* Around fork(): native_cs_lock is held by the forking thread, so the
+ * child's copy is not left held by a thread the child does not have (its
+ * selection, report and drift calls would wait for it forever); the child
+ * gets a fresh lock. */
+static void fork_prepare(void) {
+  pthread_mutex_lock(&native_cs_lock);
+}
+
+static void fork_parent(void) {
+  pthread_mutex_unlock(&native_cs_lock);
+}
+
+static void fork_child(void) {
+  (void)pthread_mutex_init(&native_cs_lock, NULL);
+}
+
 static void init_once(void) {
+  (void)pthread_atfork(fork_prepare, fork_parent, fork_child);
   pthread_mutex_lock(&native_cs_lock);
   native_cs_probe();
   if (native_cs.counter >= 0) {

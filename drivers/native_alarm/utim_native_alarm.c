@@ -4,9 +4,11 @@
  *
  * Everything but utim_read() runs under the port lock: set_channel, init and
  * set_property because the core calls them inside its compound operations,
- * enable and write because they take it here, and the interrupt handler
- * because its caller holds it. So only the time base needs a lock-free
- * protocol, for readers on any thread.
+ * enable, write and get_property because they take it here, and the
+ * interrupt handler because its caller holds it. So only the time base
+ * needs a lock-free protocol (utim_seqlock.h), for readers on any thread,
+ * and the next-event time an atomic one, for the spinning interrupt thread
+ * and utim_native_alarm_due().
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE // NOLINT(bugprone-reserved-identifier,cert-dcl37-c,cert-dcl51-cpp)

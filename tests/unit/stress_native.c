@@ -13,7 +13,8 @@
  * - a controller that stops and restarts the alarm;
  * - a timekeeper that reads utim_now(), forces clock-source re-fits,
  *   fetches reports and switches the time source back and forth;
- * - a forker whose children take the port lock and exit.
+ * - a forker whose children take the port lock and the clock source's lock
+ *   and exit.
  * Then, alone: a thread that ends while holding the port lock, and a lock
  * taken after it.
  *
@@ -408,8 +409,11 @@ static void *forker(void *arg) {
     fflush(NULL);
     pid_t pid = fork();
     if (pid == 0) {
+      /* Both locks of the board: the port lock and the clock source's
+       * (the timekeeper holds the latter often). */
       (void)utim_pending(alarm_p);
       (void)utim_read(alarm_p);
+      (void)utim_clocksource_name();
       _exit(0);
     }
     if (pid < 0) {
@@ -434,8 +438,8 @@ static void *forker(void *arg) {
         fclose(f);
       }
       atomic_fetch_add(&stuck_children, 1u);
-      note_failure("child %d of fork() did not exit in 5 s (wait channel %s): stuck on the port "
-                   "lock its copy inherited held",
+      note_failure("child %d of fork() did not exit in 5 s (wait channel %s): stuck on a lock "
+                   "its copy inherited held",
                    (int)pid, wchan);
       (void)kill(pid, SIGKILL);
       (void)waitpid(pid, &status, 0);
