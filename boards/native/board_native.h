@@ -81,8 +81,9 @@ typedef struct native_irq_info {
   bool mlocked;   /**< mlockall(MCL_CURRENT | MCL_FUTURE) succeeded */
   /**
    * @brief 0, or the errno mlockall() returned; ENOTSUP when it was not tried
-   *        because the program runs under AddressSanitizer (its shadow memory
-   *        is terabytes of reserved address space that must not be locked).
+   *        because the program runs under AddressSanitizer or ThreadSanitizer
+   *        (their shadow memory is terabytes of reserved address space that
+   *        must not be locked).
    */
   int mlock_error;
   /**
