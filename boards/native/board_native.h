@@ -149,7 +149,10 @@ native_irq_info_t native_irq_info(void);
 
 /**
  * @brief Set the interrupt thread's spin window (see NATIVE_IRQ_SPIN_NS);
- *        0 turns spinning off (pure kernel timer: least CPU, most latency).
+ *        0 turns spinning off (pure kernel timer: least CPU, most latency),
+ *        except for a wait shorter than arming the kernel's timer costs
+ *        (native_irq_info_t::compare_write_ns, at most 50 us), which is
+ *        spun: a sleep could not end sooner and would cost as much CPU.
  *        Clamped to NATIVE_IRQ_SPIN_MAX_NS. Takes effect at the next event.
  */
 void native_irq_set_spin(uint64_t ns);

@@ -64,6 +64,12 @@ static _Atomic uint64_t g_wakeups;
 static _Atomic uint64_t g_services;
 static _Atomic uint64_t g_spins;
 static _Atomic uint64_t g_spin_ns = NATIVE_IRQ_SPIN_NS;
+/* What arming the kernel's timer costs (the probe's compare_write_ns): a wait
+ * shorter than this is spun even with the spin window off, because a sleep
+ * could not end sooner and would cost as much CPU. Capped: a probe disturbed
+ * by a stall must not make the thread spin for long. */
+#define IRQ_MIN_SLEEP_CAP_NS 50000u
+static _Atomic uint64_t g_min_sleep_ns;
 static pthread_t g_thread;
 /* The one interrupt line every alarm raises. */
 static utim_native_line_t g_line;
@@ -113,8 +119,10 @@ static void *irq_thread(void *arg) {
     const uint32_t seen = utim_native_line_count(&g_line);
     utim_port_unlock(key);
     int64_t spin = (int64_t)atomic_load_explicit(&g_spin_ns, memory_order_relaxed);
-    if (earliest != INT64_MAX && earliest - utim_native_clock_ns(CLOCK_MONOTONIC) <= spin) {
-      spin_towards(na, spin);
+    int64_t min_sleep = (int64_t)atomic_load_explicit(&g_min_sleep_ns, memory_order_relaxed);
+    int64_t window = spin > min_sleep ? spin : min_sleep;
+    if (earliest != INT64_MAX && earliest - utim_native_clock_ns(CLOCK_MONOTONIC) <= window) {
+      spin_towards(na, window);
       continue;
     }
     /* Until the spin window before the deadline, or a raise. The kernel
@@ -173,6 +181,9 @@ void native_irq_start(const utim_periph_t *const *alarms, unsigned n) {
 void native_irq_set_probe(uint64_t write_ns, uint32_t max_hz) {
   g_info.compare_write_ns = write_ns;
   g_info.alarm_max_hz = max_hz;
+  atomic_store_explicit(&g_min_sleep_ns,
+                        write_ns < IRQ_MIN_SLEEP_CAP_NS ? write_ns : IRQ_MIN_SLEEP_CAP_NS,
+                        memory_order_relaxed);
 }
 
 native_irq_info_t native_irq_info(void) {
