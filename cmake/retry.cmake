@@ -1,9 +1,12 @@
 # Run a real-time test up to TRIES times until it passes:
-#   cmake -DCMD=<program> [-DTRIES=3] -P cmake/retry.cmake
+#   cmake -DCMD=<program> [-DTRIES=3] [-DFAIL_NOW_RC=66] -P cmake/retry.cmake
 # Used only for tests that run in real time on the host (the native board):
 # a shared or virtual machine can stall the interrupt thread for milliseconds,
 # which fails a latency bound once; a real defect fails every attempt. Every
 # attempt's output is shown, and a failed attempt is announced.
+# An attempt that exits with FAIL_NOW_RC fails the test at once: that code is
+# ThreadSanitizer's "reported a data race" (TSAN_OPTIONS exitcode=66, preset
+# host-tsan), a defect that a lucky second attempt must not hide.
 if(NOT DEFINED CMD)
   message(FATAL_ERROR "retry.cmake: -DCMD=<program> missing")
 endif()
@@ -17,6 +20,10 @@ foreach(i RANGE 1 ${TRIES})
       message("# passed on attempt ${i} of ${TRIES}")
     endif()
     return()
+  endif()
+  if(DEFINED FAIL_NOW_RC AND rc EQUAL FAIL_NOW_RC)
+    message(FATAL_ERROR "attempt ${i} exited with ${rc}: ThreadSanitizer reported a data race "
+                        "(see above); not a timing fluke, so not run again")
   endif()
   message("# attempt ${i} of ${TRIES} failed (exit ${rc}); a real-time test on a shared host, running it again")
 endforeach()

@@ -17,14 +17,16 @@
  * - 4: NATIVE_ALARM: 64-bit counter on CLOCK_MONOTONIC with 4 compare
  *      channels and an emulated overflow interrupt, writable, stoppable;
  *      one 1 GHz input (ns) with dividers 1000..1000000 (1 MHz down to
- *      1 kHz) where a compare write (timerfd_settime()) costs at most 1 us,
- *      else 10000..1000000 (100 kHz down to 1 kHz): a tick is never shorter
- *      than a compare write, so a compare armed a few ticks ahead is still
- *      ahead when the call returns. native_board_init() measures it
- *      (native_irq_info()); a virtual machine, where re-programming the
- *      kernel's timer traps to the hypervisor, typically gets 100 kHz.
- *      Minimum compare distance 1 tick; UTIM_CAP_EMULATED. Its interrupts
- *      are taken by the board's interrupt thread.
+ *      1 kHz) where arming a kernel timer costs at most 1 us, else
+ *      10000..1000000 (100 kHz down to 1 kHz): a tick is never shorter than
+ *      what moving the next event costs, so a compare armed a few ticks
+ *      ahead is still ahead when the interrupt thread sleeps towards it.
+ *      native_board_init() measures it (native_irq_info()); a virtual
+ *      machine, where re-programming the kernel's timer traps to the
+ *      hypervisor, typically gets 100 kHz. Minimum compare distance 1 tick;
+ *      UTIM_CAP_EMULATED. Its interrupts are taken by the board's interrupt
+ *      thread, which the kernel's timer wakes at the exact nanosecond of the
+ *      tick edge the next event is due at.
  *
  * No instance counts down, none is chained, none shares a line.
  */
@@ -35,16 +37,11 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "utim_native_hw.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/**
- * @brief clock_gettime(@p id) in ns (0 when the clock cannot be read); the
- *        one conversion of a struct timespec the native board and its tests use.
- * @param id a POSIX clock, e.g. CLOCK_MONOTONIC_RAW
- */
-int64_t native_clock_ns(clockid_t id);
 
 /** @brief How the CPU counter's frequency was obtained. */
 typedef enum native_tsc_source {
@@ -66,7 +63,9 @@ typedef struct native_tsc_info {
   bool constant;   /**< /proc/cpuinfo "constant_tsc": constant rate across P-states */
   bool nonstop;    /**< /proc/cpuinfo "nonstop_tsc": keeps counting in deep C-states */
   bool hypervisor; /**< running under a hypervisor (CPUID 1 ECX bit 31) */
-  /** @brief The measurement's result in Hz (also taken when CPUID knows the frequency, as a check).
+  /**
+   * @brief The measured rate in Hz (nearest), also taken when CPUID knows the
+   *        frequency, as a check; utim_now() is calibrated with it.
    */
   uint64_t measured_hz;
   /** @brief Width in ns of the best clock bracket of the measurement (its uncertainty per end). */
@@ -82,16 +81,20 @@ typedef struct native_irq_info {
   bool mlocked;   /**< mlockall(MCL_CURRENT | MCL_FUTURE) succeeded */
   /**
    * @brief 0, or the errno mlockall() returned; ENOTSUP when it was not tried
-   *        because the program runs under AddressSanitizer (its shadow memory
-   *        is terabytes of reserved address space that must not be locked).
+   *        because the program runs under AddressSanitizer or ThreadSanitizer
+   *        (their shadow memory is terabytes of reserved address space that
+   *        must not be locked).
    */
   int mlock_error;
-  /** @brief Median cost in ns of a compare write (arming a timerfd 20 us ahead), probed at init. */
+  /**
+   * @brief Median cost in ns of arming a kernel timer 20 us ahead (a timerfd),
+   *        what the interrupt thread pays to sleep towards a new deadline; probed at init.
+   */
   uint64_t compare_write_ns;
-  /** @brief Fastest frequency of NATIVE_ALARM: 1 MHz when a compare write costs <= 1 us, else 100
-   * kHz. */
+  /** @brief Fastest frequency of NATIVE_ALARM: 1 MHz when compare_write_ns <= 1 us, else 100 kHz.
+   */
   uint32_t alarm_max_hz;
-  uint64_t wakeups;  /**< times the interrupt thread woke up */
+  uint64_t wakeups;  /**< times the interrupt thread's sleep ended (deadline or raised line) */
   uint64_t spins;    /**< times it busy-waited the last stretch to an event */
   uint64_t spin_ns;  /**< its spin window (native_irq_set_spin()) */
   uint64_t services; /**< handler passes run by native_irq_service() from other threads */
@@ -99,7 +102,7 @@ typedef struct native_irq_info {
 
 /** @brief Board-wide indices of the instances (see the file comment). */
 enum {
-#if defined(__x86_64__) || defined(__aarch64__)
+#if UTIM_NATIVE_HAVE_CPU_COUNTER
   NATIVE_IDX_CPU,
 #endif
   NATIVE_IDX_MONOTONIC,
@@ -114,7 +117,7 @@ enum {
 
 /**
  * @brief Default spin window of the interrupt thread, ns: it sleeps on the
- *        kernel timer until this long before an alarm event, then spins,
+ *        kernel's timer until this long before an alarm event, then spins,
  *        so the handler runs within a microsecond of the event instead of a
  *        kernel wake-up later (tens of microseconds). Costs up to this much
  *        CPU time per event.
@@ -124,17 +127,21 @@ enum {
 #define NATIVE_IRQ_SPIN_MAX_NS 10000000u
 
 /**
- * @brief Probe the CPU counter's frequency and flags, create the alarms'
- *        timerfds and start the interrupt thread (SCHED_FIFO at
+ * @brief Probe the CPU counter's frequency and flags, route the alarms'
+ *        interrupts and start the interrupt thread (SCHED_FIFO at
  *        NATIVE_IRQ_PRIORITY and mlockall() where permitted, else a normal
  *        thread; see native_irq_info()). Call once at program start before
  *        using a NATIVE_TSC/NATIVE_CNTVCT frequency or an alarm; calling
- *        again, from any thread, does nothing. Takes about 25 ms (the TSC
- *        measurement).
+ *        again, from any thread, does nothing. Takes about 20 ms: the one
+ *        probe of the CPU counter, which utim_now() shares (whichever runs
+ *        first does it).
  */
 void native_board_init(void);
 
-/** @brief The CPU counter's probe results (zeroes before native_board_init()). */
+/**
+ * @brief The CPU counter's probe results: the one probe native_board_init()
+ *        and utim_now() share (it runs on the first call of any of them).
+ */
 const native_tsc_info_t *native_tsc_info(void);
 
 /** @brief A snapshot of the interrupt thread's state and counters. */
@@ -142,7 +149,10 @@ native_irq_info_t native_irq_info(void);
 
 /**
  * @brief Set the interrupt thread's spin window (see NATIVE_IRQ_SPIN_NS);
- *        0 turns spinning off (pure kernel timer: least CPU, most latency).
+ *        0 turns spinning off (pure kernel timer: least CPU, most latency),
+ *        except for a wait shorter than arming the kernel's timer costs
+ *        (native_irq_info_t::compare_write_ns, at most 50 us), which is
+ *        spun: a sleep could not end sooner and would cost as much CPU.
  *        Clamped to NATIVE_IRQ_SPIN_MAX_NS. Takes effect at the next event.
  */
 void native_irq_set_spin(uint64_t ns);
@@ -163,12 +173,27 @@ int native_irq_pin(int cpu);
 /**
  * @brief Take due timer interrupts now, in the calling thread: run the
  *        handler of every alarm with an event due (a lock-free check first),
- *        under the port lock, as the interrupt thread does when its timerfd
- *        fires. Harmless when nothing is due. For code that
+ *        under the port lock, as the interrupt thread does when its sleep
+ *        ends. Harmless when nothing is due. For code that
  *        waits in a busy loop and wants the events of its wait delivered
  *        when the wait ends, not a kernel wake-up later (the test hooks).
  */
 void native_irq_service(void);
+
+/**
+ * @brief Diagnostic: the thread id (gettid()) holding the port lock now, 0
+ *        when it is free, -1 when the C library does not tell. Read without
+ *        the lock, so already stale when it returns: for a watchdog's report
+ *        of who keeps the lock.
+ */
+int native_port_lock_owner(void);
+
+/**
+ * @brief Diagnostic: how many times the port lock was found held by a
+ *        thread that had ended (pthread_exit() or cancellation inside a
+ *        utim call or callback) and was taken over (see port_native.c).
+ */
+uint32_t native_port_owner_died(void);
 
 #ifdef __cplusplus
 }

@@ -46,22 +46,17 @@ int utim_port_block_until(utim_ns_t t) {
   if (t <= now) {
     return 0;
   }
-  struct timespec m;
-  if (clock_gettime(CLOCK_MONOTONIC, &m) != 0) {
-    return -errno;
-  }
-  utim_ns_t mono = utim_ns_add((int64_t)m.tv_sec * UTIM_NS_PER_S + m.tv_nsec, t - now);
+  utim_ns_t mono = utim_ns_add(utim_native_clock_ns(CLOCK_MONOTONIC), t - now);
   struct timespec ts = {(time_t)(mono / UTIM_NS_PER_S), (long)(mono % UTIM_NS_PER_S)};
   int rc = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
   return rc == 0 ? 0 : -rc;
 }
 
 int64_t utim_port_cpu_ns(void) {
-  struct timespec ts;
-  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) {
-    return -ENOTSUP;
-  }
-  return (int64_t)ts.tv_sec * UTIM_NS_PER_S + ts.tv_nsec;
+  /* 0 is what the helper returns when the clock cannot be read; a thread
+   * that is running has used some CPU time. */
+  int64_t ns = utim_native_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+  return ns > 0 ? ns : -ENOTSUP;
 }
 
 /* One sleeper per thread, calibrated to this thread's own wake-up latency. */

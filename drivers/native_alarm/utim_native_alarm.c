@@ -4,9 +4,11 @@
  *
  * Everything but utim_read() runs under the port lock: set_channel, init and
  * set_property because the core calls them inside its compound operations,
- * enable and write because they take it here, and the interrupt handler
- * because its caller holds it. So only the time base needs a lock-free
- * protocol, for readers on any thread.
+ * enable, write and get_property because they take it here, and the
+ * interrupt handler because its caller holds it. So only the time base
+ * needs a lock-free protocol (utim_seqlock.h), for readers on any thread,
+ * and the next-event time an atomic one, for the spinning interrupt thread
+ * and utim_native_alarm_due().
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE // NOLINT(bugprone-reserved-identifier,cert-dcl37-c,cert-dcl51-cpp)
@@ -15,17 +17,16 @@
 #include "utim_native_alarm.h"
 
 #include <errno.h>
-#include <sys/eventfd.h>
-#include <sys/timerfd.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "utim/port.h"
+#include "utim_native_hw.h"
+#include "utim_seqlock.h"
 
 #define NA_NEVER    UINT64_MAX
 #define NA_NS_PER_S 1000000000u
 /* Deadlines further out than this are clamped: the handler then runs once
- * early, finds nothing due and the interrupt thread programs the rest. */
+ * early, finds nothing due and the interrupt thread sleeps on. */
 #define NA_FAR_NS (UINT64_C(1) << 62)
 
 typedef struct na_base {
@@ -33,7 +34,7 @@ typedef struct na_base {
   uint64_t e_base;
   uint64_t adj;
   uint64_t div;
-  unsigned running;
+  uint32_t running;
 } na_base_t;
 
 static const utim_native_alarm_cfg_t *na_cfg(const utim_periph_t *p) {
@@ -44,49 +45,41 @@ static utim_native_alarm_rt_t *na_rt(const utim_periph_t *p) {
   return na_cfg(p)->rt;
 }
 
-static uint64_t na_clock_ns(const utim_periph_t *p) {
-  struct timespec ts;
-  if (clock_gettime((clockid_t)na_cfg(p)->clock_id, &ts) != 0) {
-    return 0u;
-  }
-  return (uint64_t)ts.tv_sec * NA_NS_PER_S + (uint64_t)ts.tv_nsec;
+/* The counter's clock: CLOCK_MONOTONIC, the clock the line's wait runs on. */
+static uint64_t na_clock_ns(void) {
+  return (uint64_t)utim_native_clock_ns(CLOCK_MONOTONIC);
 }
 
-/* Lock-free snapshot of the time base (see utim_native_counter.c for the
- * sequence-lock pattern), with the clock read inside the same window when
- * @p now is not NULL, so a reader never applies an old base to a clock value
- * taken after a stop or a write replaced it. */
+/* Lock-free snapshot of the time base, with the clock read inside the same
+ * read section when @p now is not NULL, so a reader never applies an old
+ * base to a clock value taken after a stop or a write replaced it. */
 static na_base_t na_load(const utim_periph_t *p, uint64_t *now) {
-  const utim_native_alarm_rt_t *rt = na_rt(p);
+  utim_native_alarm_rt_t *rt = na_rt(p);
   na_base_t b;
-  for (;;) {
-    unsigned s = atomic_load_explicit(&rt->seq, memory_order_acquire);
-    b.base_ns = atomic_load_explicit(&rt->base_ns, memory_order_relaxed);
-    b.e_base = atomic_load_explicit(&rt->e_base, memory_order_relaxed);
-    b.adj = atomic_load_explicit(&rt->adj, memory_order_relaxed);
-    b.div = atomic_load_explicit(&rt->div, memory_order_relaxed);
-    b.running = atomic_load_explicit(&rt->running, memory_order_relaxed);
+  uint32_t seq;
+  do {
+    seq = utim_seq_read_begin(&rt->seq);
+    b.base_ns = UTIM_SEQ_LOAD(rt->base_ns);
+    b.e_base = UTIM_SEQ_LOAD(rt->e_base);
+    b.adj = UTIM_SEQ_LOAD(rt->adj);
+    b.div = UTIM_SEQ_LOAD(rt->div);
+    b.running = UTIM_SEQ_LOAD(rt->running);
     if (now != NULL) {
-      *now = na_clock_ns(p);
+      *now = na_clock_ns();
     }
-    atomic_thread_fence(memory_order_acquire);
-    if ((s & 1u) == 0u && atomic_load_explicit(&rt->seq, memory_order_relaxed) == s) {
-      return b;
-    }
-  }
+  } while (utim_seq_read_retry(&rt->seq, seq));
+  return b;
 }
 
 /* Publish a new time base; callers hold the port lock, so writers never race. */
 static void na_store(utim_native_alarm_rt_t *rt, const na_base_t *b) {
-  unsigned s = atomic_load_explicit(&rt->seq, memory_order_relaxed);
-  atomic_store_explicit(&rt->seq, s + 1u, memory_order_relaxed);
-  atomic_thread_fence(memory_order_release);
-  atomic_store_explicit(&rt->base_ns, b->base_ns, memory_order_relaxed);
-  atomic_store_explicit(&rt->e_base, b->e_base, memory_order_relaxed);
-  atomic_store_explicit(&rt->adj, b->adj, memory_order_relaxed);
-  atomic_store_explicit(&rt->div, b->div, memory_order_relaxed);
-  atomic_store_explicit(&rt->running, b->running, memory_order_relaxed);
-  atomic_store_explicit(&rt->seq, s + 2u, memory_order_release);
+  utim_seq_write_begin(&rt->seq);
+  UTIM_SEQ_STORE(rt->base_ns, b->base_ns);
+  UTIM_SEQ_STORE(rt->e_base, b->e_base);
+  UTIM_SEQ_STORE(rt->adj, b->adj);
+  UTIM_SEQ_STORE(rt->div, b->div);
+  UTIM_SEQ_STORE(rt->running, b->running);
+  utim_seq_write_end(&rt->seq);
 }
 
 /* E at clock time now. A clock read taken before base_ns (another thread
@@ -132,32 +125,32 @@ static int64_t na_deadline(const utim_native_alarm_rt_t *rt, const na_base_t *b)
 }
 
 /*
- * Ask the interrupt thread for an earlier wake-up when the earliest event
- * moved before the deadline its timerfd holds. Writers never program the
- * timerfd themselves: a timer armed from a thread fires on that thread's
- * CPU, and the interrupt's entry would then stall the very thread whose
- * operation it is about to race with. One kick covers any number of writes
- * until the interrupt thread has re-programmed; a deadline that is now too
- * early (a compare cleared or moved later) costs one wake-up for nothing.
+ * Raise the line when the earliest event moved before the deadline the
+ * interrupt thread is prepared for. Writers never sleep on a kernel timer
+ * for the thread: a timer armed from a thread fires on that thread's CPU,
+ * and the interrupt's entry would then stall the very thread whose
+ * operation it is about to race with; and programming one costs a
+ * hypervisor trap in a virtual machine. One raise covers any number of
+ * writes until the interrupt thread has looked again; a deadline that is
+ * now too early (a compare cleared or moved later) costs one wake-up for
+ * nothing.
  */
 static void na_request(utim_native_alarm_rt_t *rt, const na_base_t *b) {
   int64_t d = na_deadline(rt, b);
-  atomic_store_explicit(&rt->next_ns, d > 0 ? d : INT64_MAX, memory_order_relaxed);
-  if (d <= 0 || rt->kick_pending != 0u || rt->kick_fd < 0 ||
+  __atomic_store_n(&rt->next_ns, d > 0 ? d : INT64_MAX, __ATOMIC_RELAXED);
+  if (d <= 0 || rt->raise_pending != 0u || rt->line == NULL ||
       (rt->armed_ns > 0 && d >= rt->armed_ns)) {
     return;
   }
-  uint64_t one = 1u;
-  if (write(rt->kick_fd, &one, sizeof one) == (ssize_t)sizeof one) {
-    rt->kick_pending = 1u;
-  }
+  rt->raise_pending = 1u;
+  utim_native_line_raise(rt->line);
 }
 
 static int na_init(const utim_periph_t *p, unsigned clk, uint32_t div) {
   const utim_clock_desc_t *c = &p->dev->clocks[clk];
   utim_native_alarm_rt_t *rt = na_rt(p);
   uint64_t ns_per_tick = (uint64_t)div * (NA_NS_PER_S / c->hz);
-  na_base_t b = {.base_ns = na_clock_ns(p), .e_base = 0u, .adj = 0u, .div = ns_per_tick};
+  na_base_t b = {.base_ns = na_clock_ns(), .e_base = 0u, .adj = 0u, .div = ns_per_tick};
   rt->enabled = 0u;
   rt->ovf_on = 0u;
   rt->wrap_e = NA_NEVER;
@@ -246,25 +239,25 @@ static void na_set_channel(const utim_periph_t *p, unsigned ch, utim_ch_mode_t m
 
 static int na_get_property(const utim_periph_t *p, unsigned id, uint64_t *value) {
   const utim_native_alarm_rt_t *rt = na_rt(p);
+  int rc = 0;
+  /* The counts are written by the handler, under the lock. */
+  uint32_t key = utim_port_lock();
   switch (id) {
   case UTIM_NATIVE_ALARM_PROP_CLOCK_NS:
-    *value = na_clock_ns(p);
-    return 0;
+    *value = na_clock_ns();
+    break;
   case UTIM_NATIVE_ALARM_PROP_ISR_RUNS:
     *value = rt->isr_runs;
-    return 0;
+    break;
   case UTIM_NATIVE_ALARM_PROP_ISR_EVENTS:
     *value = rt->isr_events;
-    return 0;
-  case UTIM_NATIVE_ALARM_PROP_FD:
-    *value = (uint64_t)(int64_t)rt->fd;
-    return 0;
-  case UTIM_NATIVE_ALARM_PROP_KICK_FD:
-    *value = (uint64_t)(int64_t)rt->kick_fd;
-    return 0;
+    break;
   default:
-    return -ENOTSUP;
+    rc = -ENOTSUP;
+    break;
   }
+  utim_port_unlock(key);
+  return rc;
 }
 
 static int na_set_property(const utim_periph_t *p, unsigned id, uint64_t value) {
@@ -303,30 +296,13 @@ const utim_driver_t utim_native_alarm_driver = {
     .set_property = na_set_property,
 };
 
-int utim_native_alarm_attach(const utim_periph_t *p) {
+void utim_native_alarm_attach(const utim_periph_t *p, utim_native_line_t *line) {
   utim_native_alarm_rt_t *rt = na_rt(p);
   uint32_t key = utim_port_lock();
-  int rc = 0;
-  if (rt->fd < 0) {
-    int fd = timerfd_create((clockid_t)na_cfg(p)->clock_id, TFD_NONBLOCK | TFD_CLOEXEC);
-    int kick = eventfd(0u, EFD_NONBLOCK | EFD_CLOEXEC);
-    if (fd < 0 || kick < 0) {
-      rc = -errno;
-      if (fd >= 0) {
-        (void)close(fd);
-      }
-      if (kick >= 0) {
-        (void)close(kick);
-      }
-    } else {
-      rt->fd = fd;
-      rt->kick_fd = kick;
-      rt->armed_ns = -1;
-      rt->kick_pending = 0u;
-    }
-  }
+  rt->line = line;
+  rt->armed_ns = -1;
+  rt->raise_pending = 0u;
   utim_port_unlock(key);
-  return rc;
 }
 
 void utim_native_alarm_isr(const utim_periph_t *p) {
@@ -365,42 +341,28 @@ void utim_native_alarm_isr(const utim_periph_t *p) {
 
 bool utim_native_alarm_due(const utim_periph_t *p) {
   const utim_native_alarm_rt_t *rt = na_rt(p);
-  int64_t next = atomic_load_explicit(&rt->next_ns, memory_order_relaxed);
-  return next != INT64_MAX && (int64_t)na_clock_ns(p) >= next;
+  int64_t next = __atomic_load_n(&rt->next_ns, __ATOMIC_RELAXED);
+  return next != INT64_MAX && (int64_t)na_clock_ns() >= next;
 }
 
 int64_t utim_native_alarm_irq(const utim_periph_t *p) {
   utim_native_alarm_rt_t *rt = na_rt(p);
   /* This thread takes care of the next deadline right after the handler:
-   * kicking itself from the handler would only cost a wake-up for nothing. */
-  rt->kick_pending = 1u;
+   * raising its own line from the handler would only cost a wake-up for
+   * nothing. */
+  rt->raise_pending = 1u;
   utim_native_alarm_isr(p);
-  rt->kick_pending = 0u;
+  rt->raise_pending = 0u;
   na_base_t b = na_load(p, NULL);
   int64_t d = na_deadline(rt, &b);
   /* Recorded before the thread sleeps or spins towards it: a writer that
-   * moves the earliest event before d from now on kicks, and the kick is
-   * seen after this, so a later change is never lost. */
+   * moves the earliest event before d from now on raises the line, and the
+   * thread reads the line's count under this same lock, so a later change
+   * is never lost. */
   rt->armed_ns = d;
   return d;
 }
 
 int64_t utim_native_alarm_next(const utim_periph_t *p) {
-  return atomic_load_explicit(&na_rt(p)->next_ns, memory_order_relaxed);
-}
-
-void utim_native_alarm_arm(const utim_periph_t *p, int64_t wake_ns) {
-  utim_native_alarm_rt_t *rt = na_rt(p);
-  /* A zero it_value disarms; one in the past fires at once. */
-  struct itimerspec its = {{0, 0}, {0, 0}};
-  if (wake_ns > 0) {
-    its.it_value.tv_sec = (time_t)(wake_ns / (int64_t)NA_NS_PER_S);
-    its.it_value.tv_nsec = (long)(wake_ns % (int64_t)NA_NS_PER_S);
-  }
-  if (rt->fd >= 0 && timerfd_settime(rt->fd, TFD_TIMER_ABSTIME, &its, NULL) != 0) {
-    /* Unknown kernel state: make the next request kick again. */
-    uint32_t key = utim_port_lock();
-    rt->armed_ns = 0;
-    utim_port_unlock(key);
-  }
+  return __atomic_load_n(&na_rt(p)->next_ns, __ATOMIC_RELAXED);
 }

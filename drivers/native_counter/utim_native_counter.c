@@ -13,18 +13,11 @@
 #include <errno.h>
 #include <time.h>
 
+#include "utim/port.h"
+#include "utim_seqlock.h"
+
 static const utim_native_counter_cfg_t *nc_cfg(const utim_periph_t *p) {
   return (const utim_native_counter_cfg_t *)(const void *)p->dev;
-}
-
-static uint64_t nc_clock_ns(int clock_id) {
-  struct timespec ts;
-  /* The clocks of this driver exist on every kernel this port supports; a
-   * failure would leave ts unset, so report 0 rather than garbage. */
-  if (clock_gettime((clockid_t)clock_id, &ts) != 0) {
-    return 0u;
-  }
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 /* The source's value before the board's shift. */
@@ -39,7 +32,7 @@ static uint64_t nc_raw(const utim_native_counter_cfg_t *cfg) {
     return utim_native_cntvct();
 #endif
   default:
-    return nc_clock_ns(cfg->clock_id);
+    return (uint64_t)utim_native_clock_ns((clockid_t)cfg->clock_id);
   }
 }
 
@@ -47,16 +40,22 @@ static int nc_init(const utim_periph_t *p, unsigned clk, uint32_t div) {
   const utim_native_counter_cfg_t *cfg = nc_cfg(p);
   (void)clk; /* one input per instance */
   utim_native_counter_rt_t *rt = cfg->rt;
-  /* Writers are serialised by the core's lock around init; readers retry
-   * while the sequence is odd or changed, so they never combine the new base
-   * with the old divider. */
-  unsigned s = atomic_load_explicit(&rt->seq, memory_order_relaxed);
-  atomic_store_explicit(&rt->seq, s + 1u, memory_order_relaxed);
-  atomic_thread_fence(memory_order_release);
-  atomic_store_explicit(&rt->div, div, memory_order_relaxed);
-  atomic_store_explicit(&rt->base, nc_raw(cfg) >> rt->shift, memory_order_relaxed);
-  atomic_store_explicit(&rt->seq, s + 2u, memory_order_release);
+  /* Writers are serialised by the core's lock around init; readers never
+   * combine the new base with the old divider. */
+  utim_seq_write_begin(&rt->seq);
+  UTIM_SEQ_STORE(rt->div, (uint64_t)div);
+  UTIM_SEQ_STORE(rt->base, nc_raw(cfg) >> UTIM_SEQ_LOAD(rt->shift));
+  utim_seq_write_end(&rt->seq);
   return 0;
+}
+
+void utim_native_counter_set_shift(const utim_periph_t *p, unsigned shift) {
+  utim_native_counter_rt_t *rt = nc_cfg(p)->rt;
+  uint32_t key = utim_port_lock();
+  utim_seq_write_begin(&rt->seq);
+  UTIM_SEQ_STORE(rt->shift, (uint32_t)(shift & 63u));
+  utim_seq_write_end(&rt->seq);
+  utim_port_unlock(key);
 }
 
 static int nc_enable(const utim_periph_t *p, bool on) {
@@ -67,22 +66,22 @@ static int nc_enable(const utim_periph_t *p, bool on) {
 static uint64_t nc_read(const utim_periph_t *p) {
   const utim_native_counter_cfg_t *cfg = nc_cfg(p);
   utim_native_counter_rt_t *rt = cfg->rt;
-  for (;;) {
-    unsigned s = atomic_load_explicit(&rt->seq, memory_order_acquire);
-    uint64_t base = atomic_load_explicit(&rt->base, memory_order_relaxed);
-    uint64_t div = atomic_load_explicit(&rt->div, memory_order_relaxed);
-    uint64_t raw = nc_raw(cfg) >> rt->shift;
-    atomic_thread_fence(memory_order_acquire);
-    if ((s & 1u) != 0u || atomic_load_explicit(&rt->seq, memory_order_relaxed) != s) {
-      continue;
-    }
-    /* Before utim_init() there is no divider: report the raw count. A
-     * divider of 1 (the fast path for the TSC) skips the division. */
-    if (div <= 1u) {
-      return raw - base;
-    }
-    return (raw - base) / div;
+  uint64_t base;
+  uint64_t div;
+  uint64_t raw;
+  uint32_t seq;
+  do {
+    seq = utim_seq_read_begin(&rt->seq);
+    base = UTIM_SEQ_LOAD(rt->base);
+    div = UTIM_SEQ_LOAD(rt->div);
+    raw = nc_raw(cfg) >> UTIM_SEQ_LOAD(rt->shift);
+  } while (utim_seq_read_retry(&rt->seq, seq));
+  /* Before utim_init() there is no divider: report the raw count. A
+   * divider of 1 (the fast path for the TSC) skips the division. */
+  if (div <= 1u) {
+    return raw - base;
   }
+  return (raw - base) / div;
 }
 
 static int nc_get_property(const utim_periph_t *p, unsigned id, uint64_t *value) {

@@ -49,7 +49,7 @@ int main(void) {
   int test_rc = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
   /*
    * Test thread and interrupt thread on different CPUs: the timer then
-   * fires on the interrupt thread's CPU (it programs the timerfd), so the
+   * fires on the interrupt thread's CPU (it arms the kernel timer), so the
    * kernel's interrupt entry does not stall the test thread between its last
    * counter read and its next call, the moment its race checks look at.
    */

@@ -18,7 +18,7 @@
  *
  * The latency allowance is a wall-clock budget converted to ticks: generous
  * against scheduling delays on a shared machine (several times the worst
- * timerfd wake-up measured on a loaded 2-core VM), far below a wrap of any
+ * kernel-timer wake-up measured on a loaded 2-core VM), far below a wrap of any
  * native instance (all are 64 bits wide).
  */
 #ifndef _GNU_SOURCE
@@ -47,7 +47,7 @@
 #define TB_LONG_WAIT_S  1ull
 
 static uint64_t tb_now(void) {
-  return (uint64_t)native_clock_ns(CLOCK_MONOTONIC);
+  return (uint64_t)utim_native_clock_ns(CLOCK_MONOTONIC);
 }
 
 /* Before utim_init() there is no frequency; 1 MHz keeps waits meaningful. */

@@ -1,18 +1,14 @@
 /*
  * Unit tests of include/utim/time.h (host only).
  *
- * Built three ways (tests/unit/CMakeLists.txt):
+ * Built two ways (tests/unit/CMakeLists.txt):
  * - test_time: time values, the exact conversions at their edges and on
  *   1,000,000 random inputs against unsigned __int128 arithmetic, mult/shift
  *   and its error bound, and the precise-sleep algorithm over a fake port
  *   (scripted clock and coarse sleep: deterministic, no real time involved);
  * - test_time_portable: the same with src/core/time.c compiled for the
- *   portable 128-bit path (UTIM_TIME_NO_INT128), the one 32-bit targets run;
- * - test_time_native (UTIM_TEST_NATIVE): the Linux clocksource and sleep of
- *   the native board: the choice is a candidate that exists as an instance,
- *   the override works, utim_now() is monotonic across CPUs and re-fits, the
- *   sleep never returns early. Behaviour only: no speed or accuracy figure
- *   is asserted beyond a 1 % sanity bound on the calibrated rate.
+ *   portable 128-bit path (UTIM_TIME_NO_INT128), the one 32-bit targets run.
+ * The Linux clock source and sleep of the native board: test_time_native.c.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,18 +16,6 @@
 
 #include "harness.h"
 #include "utim/time.h"
-
-#if defined(UTIM_TEST_NATIVE)
-#include <pthread.h>
-#include <sched.h>
-#include <strings.h>
-#include <time.h>
-
-#include "board_native.h"
-#include "clocksource.h"
-#include "utim/port.h"
-#include "utim/utim.h"
-#endif
 
 #ifndef __SIZEOF_INT128__
 #error "the reference arithmetic of this test needs unsigned __int128 (a 64-bit host)"
@@ -377,8 +361,6 @@ static void t_mult_shift_bounds(void *arg) {
   TH_CHECKF(utim_mult_shift_error(&ms, 2596120000u) <= 2u, "error bound %llu at 1 s",
             (unsigned long long)utim_mult_shift_error(&ms, 2596120000u));
 }
-
-#if !defined(UTIM_TEST_NATIVE)
 
 /* ---- the sleep algorithm over a fake port ------------------------------------ */
 
@@ -752,287 +734,6 @@ static void t_sleep_errors(void *arg) {
   TH_EQU(fk.blocks, 0u);
 }
 
-#else /* UTIM_TEST_NATIVE */
-
-/* ---- the native clocksource and sleep ---------------------------------------- */
-
-static int64_t raw_ns(void) {
-  struct timespec ts;
-  (void)clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static int cs_index(const char *name) {
-  static const char *const names[UTIM_CS_COUNT] = {
-      "NATIVE_TSC", "NATIVE_CNTVCT", "NATIVE_MONOTONIC", "NATIVE_MONOTONIC_RAW", "NATIVE_BOOTTIME"};
-  for (int i = 0; i < (int)UTIM_CS_COUNT; i++) {
-    if (strcmp(name, names[i]) == 0) {
-      return i;
-    }
-  }
-  return -1;
-}
-
-static void t_native_choice(void *arg) {
-  (void)arg;
-  TH_EQ(utim_clocksource_init(), 0);
-  utim_cs_report_t rep;
-  TH_EQ(utim_clocksource_report(NULL), -EINVAL);
-  TH_EQ(utim_clocksource_report(&rep), 0);
-  th_note("%s", rep.reason);
-  const char *name = utim_clocksource_name();
-  int id = cs_index(name);
-  TH_CHECKF(id >= 0, "chosen source %s is not a candidate", name);
-  TH_EQ(rep.chosen, id);
-  if (id < 0) {
-    return;
-  }
-  TH_CHECK(rep.cand[id].rating > 0);
-  TH_CHECK(strstr(rep.reason, name) != NULL);
-  /* Every present candidate is an instance of the board; absent ones are not. */
-  for (int i = 0; i < (int)UTIM_CS_COUNT; i++) {
-    bool present = (rep.cand[i].flags & UTIM_CS_F_PRESENT) != 0u;
-    TH_CHECK(present == (rep.cand[i].rating > 0));
-    TH_CHECKF(present == (utim_by_name(rep.cand[i].name) != NULL), "%s present %d instance %p",
-              rep.cand[i].name, (int)present, (const void *)utim_by_name(rep.cand[i].name));
-  }
-  const char *env = getenv("UTIM_CLOCKSOURCE");
-  if (env == NULL) {
-    TH_EQ(rep.how, UTIM_CS_AUTO);
-    for (int i = 0; i < (int)UTIM_CS_COUNT; i++) {
-      TH_CHECKF(rep.cand[i].rating <= rep.cand[id].rating, "%s rated above the choice",
-                rep.cand[i].name);
-    }
-  } else {
-    /* The ctest run with UTIM_CLOCKSOURCE=native_monotonic_raw (any case, as users type it). */
-    TH_EQ(rep.how, UTIM_CS_ENV);
-    TH_CHECKF(strcasecmp(env, name) == 0, "UTIM_CLOCKSOURCE=%s but %s chosen", env, name);
-  }
-  if (id == UTIM_CS_TSC || id == UTIM_CS_CNTVCT) {
-    TH_CHECK(rep.hz > 0u && rep.ms.mult > 0u && rep.ms.shift < 64u);
-    /* The board probed the same counter on its own: the frequencies agree (0.1 %). */
-    const native_tsc_info_t *ti = native_tsc_info();
-    uint64_t bhz = ti->measured_hz != 0u ? ti->measured_hz : ti->hz;
-    TH_CHECKF(bhz > 0u && rep.hz > bhz - bhz / 1000u && rep.hz < bhz + bhz / 1000u,
-              "clocksource %llu Hz, board %llu Hz", (unsigned long long)rep.hz,
-              (unsigned long long)bhz);
-    TH_CHECK((rep.cand[id].flags & UTIM_CS_F_SYNC_FAIL) == 0u || rep.how != UTIM_CS_AUTO);
-  }
-}
-
-/* Threads on every CPU read utim_now() while the conversion is re-fitted under them. */
-typedef struct mono_ctx {
-  int64_t last;       /* latest time any thread saw */
-  unsigned stop;      /* set when the re-fits are done */
-  unsigned back_self; /* a thread's own reading went back */
-  unsigned back_seen; /* a reading was below one another thread had published */
-} mono_ctx_t;
-
-static void *mono_thread(void *arg) {
-  mono_ctx_t *c = arg;
-  int64_t prev = utim_now();
-  while (__atomic_load_n(&c->stop, __ATOMIC_ACQUIRE) == 0u) {
-    for (int i = 0; i < 1000; i++) {
-      int64_t seen = __atomic_load_n(&c->last, __ATOMIC_ACQUIRE);
-#if defined(__x86_64__)
-      /* utim_now() does not order its counter read; the check needs it after the load. */
-      __asm__ volatile("lfence" ::: "memory");
-#elif defined(__aarch64__)
-      __asm__ volatile("isb" ::: "memory");
-#endif
-      int64_t t = utim_now();
-      if (t < prev) {
-        __atomic_fetch_add(&c->back_self, 1u, __ATOMIC_RELAXED);
-      }
-      if (t < seen) {
-        __atomic_fetch_add(&c->back_seen, 1u, __ATOMIC_RELAXED);
-      }
-      prev = t;
-      int64_t cur = seen;
-      while (t > cur && !__atomic_compare_exchange_n(&c->last, &cur, t, true, __ATOMIC_RELEASE,
-                                                     __ATOMIC_RELAXED)) {
-      }
-    }
-  }
-  return NULL;
-}
-
-static void t_native_monotonic(void *arg) {
-  (void)arg;
-  mono_ctx_t ctx = {0};
-  cpu_set_t set;
-  pthread_t th[16];
-  int n = 0;
-  TH_EQ(sched_getaffinity(0, sizeof set, &set), 0);
-  for (int cpu = 0; cpu < CPU_SETSIZE && n < 16; cpu++) {
-    if (!CPU_ISSET(cpu, &set)) {
-      continue;
-    }
-    pthread_attr_t attr;
-    cpu_set_t one;
-    CPU_ZERO(&one);
-    CPU_SET(cpu, &one);
-    (void)pthread_attr_init(&attr);
-    (void)pthread_attr_setaffinity_np(&attr, sizeof one, &one);
-    if (pthread_create(&th[n], &attr, mono_thread, &ctx) == 0) {
-      n++;
-    }
-    (void)pthread_attr_destroy(&attr);
-  }
-  TH_CHECK(n >= 1);
-  unsigned busy = 0u;
-  for (int i = 0; i < 300; i++) {
-    int rc = utim_clocksource_refit();
-    TH_CHECK(rc == 0 || rc == -EBUSY);
-    busy += rc == -EBUSY ? 1u : 0u;
-    struct timespec ts = {0, 200000};
-    (void)nanosleep(&ts, NULL);
-  }
-  __atomic_store_n(&ctx.stop, 1u, __ATOMIC_RELEASE);
-  for (int i = 0; i < n; i++) {
-    (void)pthread_join(th[i], NULL);
-  }
-  th_note("%d threads, %u re-fits refused as busy", n, busy);
-  TH_EQU(ctx.back_self, 0u);
-  TH_EQU(ctx.back_seen, 0u);
-}
-
-/* Best-of-8 bracket of utim_now() around CLOCK_MONOTONIC_RAW: offset of the two. */
-static int64_t offset_now(void) {
-  int64_t best = INT64_MAX;
-  int64_t off = 0;
-  for (int i = 0; i < 8; i++) {
-    int64_t a = utim_now();
-    int64_t r = raw_ns();
-    int64_t b = utim_now();
-    if (b - a < best) {
-      best = b - a;
-      off = a + (b - a) / 2 - r;
-    }
-  }
-  return off;
-}
-
-static void t_native_rate(void *arg) {
-  (void)arg;
-  /* A sanity bound on the calibration (1 % over 50 ms), not an accuracy figure. */
-  int64_t o0 = offset_now();
-  int64_t r0 = raw_ns();
-  struct timespec ts = {0, 50000000};
-  (void)nanosleep(&ts, NULL);
-  int64_t o1 = offset_now();
-  int64_t r1 = raw_ns();
-  int64_t drift = o1 - o0;
-  th_note("%s: %lld ns offset change against CLOCK_MONOTONIC_RAW over %lld ns",
-          utim_clocksource_name(), (long long)drift, (long long)(r1 - r0));
-  TH_CHECKF(drift < (r1 - r0) / 100 && drift > -(r1 - r0) / 100, "drift %lld ns", (long long)drift);
-}
-
-static void t_native_override(void *arg) {
-  (void)arg;
-  utim_cs_report_t rep;
-  TH_EQ(utim_clocksource_report(&rep), 0);
-  int64_t prev = utim_now();
-  const char *const names[] = {"NATIVE_MONOTONIC", "native_monotonic_raw", "BOOTTIME",
-                               "NATIVE_TSC",       "NATIVE_CNTVCT",        "NATIVE_MONOTONIC"};
-  for (size_t i = 0u; i < sizeof names / sizeof names[0]; i++) {
-    int id = -1;
-    for (int k = 0; k < (int)UTIM_CS_COUNT; k++) {
-      if (strcasecmp(names[i], rep.cand[k].name) == 0 ||
-          strcasecmp(names[i], rep.cand[k].name + 7) == 0) {
-        id = k;
-      }
-    }
-    TH_CHECK(id >= 0);
-    if (id < 0) {
-      continue;
-    }
-    th_context("select %s", names[i]);
-    int rc = utim_clocksource_select(names[i]);
-    if (rep.cand[id].rating <= 0) {
-      TH_EQ(rc, -ENOTSUP);
-      continue;
-    }
-    TH_EQ(rc, 0);
-    TH_CHECK(strcmp(utim_clocksource_name(), rep.cand[id].name) == 0);
-    utim_cs_report_t now_rep;
-    TH_EQ(utim_clocksource_report(&now_rep), 0);
-    TH_EQ(now_rep.how, UTIM_CS_API);
-    TH_EQ(now_rep.chosen, id);
-    /* The time line continues across the switch. */
-    int64_t t = utim_now();
-    TH_CHECKF(t >= prev, "went back by %lld ns", (long long)(prev - t));
-    for (int k = 0; k < 1000; k++) {
-      int64_t u = utim_now();
-      TH_CHECK(u >= t);
-      t = u;
-    }
-    prev = t;
-  }
-  th_context("errors");
-  TH_EQ(utim_clocksource_select("NO_SUCH_CLOCK"), -ENOENT);
-  TH_EQ(utim_clocksource_select(NULL), 0);
-  TH_EQ(utim_clocksource_report(&rep), 0);
-  TH_EQ(rep.how, UTIM_CS_AUTO);
-  int best = 0;
-  for (int k = 0; k < (int)UTIM_CS_COUNT; k++) {
-    best = rep.cand[k].rating > rep.cand[best].rating ? k : best;
-  }
-  TH_EQ(rep.chosen, best);
-  TH_CHECK(utim_now() >= prev);
-}
-
-static void t_native_sleep(void *arg) {
-  (void)arg;
-  utim_sleeper_t *s = utim_port_sleeper();
-  TH_CHECK(s != NULL);
-  if (s == NULL) {
-    return;
-  }
-  utim_sleep_stats_t st0;
-  TH_EQ(utim_sleeper_stats(s, &st0), 0);
-  for (int i = 0; i < 20; i++) {
-    utim_ns_t d = utim_now() + 100 * UTIM_NS_PER_US;
-    TH_EQ(utim_sleep_until(d), 0);
-    utim_ns_t after = utim_now();
-    TH_CHECKF(after >= d && s->last.wake >= d, "returned %lld ns early", (long long)(d - after));
-    TH_CHECK(s->last.cpu >= 0);
-  }
-  TH_EQ(utim_sleep_for(50 * UTIM_NS_PER_US), 0);
-  TH_CHECK(s->last.wake >= s->last.deadline);
-  TH_EQ(utim_sleep_for(-1), -EINVAL);
-  TH_EQ(utim_sleep_until(utim_now() - 1000), 0);
-  TH_EQ(s->last.blocks, 0);
-  TH_CHECK(s->last.miss >= 1000);
-  utim_sleep_stats_t st;
-  TH_EQ(utim_sleeper_stats(s, &st), 0);
-  TH_EQU(st.calls - st0.calls, 22u);
-  TH_EQU(st.cpu_calls - st0.cpu_calls, 22u);
-  th_note("margin %lld ns, mean miss %lld ns, CPU %lld of %lld ns", (long long)st.margin,
-          (long long)(st.miss_sum / (int64_t)st.calls), (long long)st.cpu_sum,
-          (long long)st.cpu_elapsed);
-  /* Sleepers are per thread. */
-  TH_CHECK(utim_port_sleeper() == s);
-}
-
-static void t_native_drift(void *arg) {
-  (void)arg;
-  utim_cs_drift_t d;
-  TH_EQ(utim_clocksource_drift(1, 1, NULL), -EINVAL);
-  TH_EQ(utim_clocksource_drift(-1, 1, &d), -EINVAL);
-  TH_EQ(utim_clocksource_drift(1, 0, &d), -EINVAL);
-  TH_EQ(utim_clocksource_drift(30 * UTIM_NS_PER_MS, 10 * UTIM_NS_PER_MS, &d), 0);
-  TH_CHECK(d.elapsed >= 30 * UTIM_NS_PER_MS);
-  TH_CHECK(d.samples >= 3u);
-  TH_EQ(d.drift, d.offset_end - d.offset_start);
-  TH_CHECK(d.max_dev >= utim_ns_abs(d.drift));
-  th_note("drift %lld ns over %lld ns (%lld ppb), max deviation %lld ns, %u re-fits",
-          (long long)d.drift, (long long)d.elapsed, (long long)d.drift_ppb, (long long)d.max_dev,
-          d.refits);
-}
-
-#endif /* UTIM_TEST_NATIVE */
-
 int main(void) {
   th_set_putc(th_stdio_putc);
 #if defined(UTIM_TIME_NO_INT128)
@@ -1045,7 +746,6 @@ int main(void) {
   th_run("conversions: 1,000,000 random against 128-bit reference", t_conversions_random, NULL);
   th_run("mult/shift: known values and errors", t_mult_shift_known, NULL);
   th_run("mult/shift: optimal shift and error bound", t_mult_shift_bounds, NULL);
-#if !defined(UTIM_TEST_NATIVE)
   th_run("sleep: margin converges to the oversleep percentile", t_sleep_converges, NULL);
   th_run("sleep: percentile rises at once, decays when sleeps go well",
          t_sleep_percentile_and_decay, NULL);
@@ -1054,15 +754,5 @@ int main(void) {
   th_run("sleep: calibration of the margin", t_sleep_calibrate, NULL);
   th_run("sleep: CPU time unknown", t_sleep_cpu_unknown, NULL);
   th_run("sleep: invalid arguments", t_sleep_errors, NULL);
-#else
-  /* As a program using the board does; it also starts the board's interrupt thread. */
-  native_board_init();
-  th_run("native: chosen source is a rated candidate and an instance", t_native_choice, NULL);
-  th_run("native: utim_now monotonic across CPUs and re-fits", t_native_monotonic, NULL);
-  th_run("native: calibrated rate within 1 % of CLOCK_MONOTONIC_RAW", t_native_rate, NULL);
-  th_run("native: override by name, continuity, back to auto", t_native_override, NULL);
-  th_run("native: precise sleep never early, statistics", t_native_sleep, NULL);
-  th_run("native: drift measurement", t_native_drift, NULL);
-#endif
   return th_finish();
 }
