@@ -63,14 +63,11 @@ file(GLOB _board_src CONFIGURE_DEPENDS ${_b}/*.c)
 list(REMOVE_ITEM _board_src ${_b}/board.c)
 add_library(${_board_lib} STATIC ${UTIM_BOARD_C} ${_board_src} ${_cm}/cortexm.c ${_cm}/port.c
   ${_cm}/startup.c
-  ${_cm}/exposure.c
   ${_cm}/sleep_mcu.c)
 # The vector table's length: the one fact of the start-up that is the board's.
 set_property(SOURCE ${_cm}/startup.c APPEND PROPERTY COMPILE_DEFINITIONS
   CORTEXM_NUM_IRQ=${UTIM_BOARD_NUM_IRQ})
-target_include_directories(${_board_lib} PUBLIC ${_board_h_dir} ${_b} ${_cm}
-  # board.c prints its exposure table with the harness's th_printf().
-  ${CMAKE_SOURCE_DIR}/tests/harness)
+target_include_directories(${_board_lib} PUBLIC ${_board_h_dir} ${_b} ${_cm})
 target_link_libraries(${_board_lib} PUBLIC ${UTIM_BOARD_DRIVER_TARGETS} utim_core)
 target_link_options(${_board_lib} INTERFACE -T ${_b}/linker.ld -L ${_cm})
 set_property(TARGET ${_board_lib} APPEND PROPERTY INTERFACE_LINK_DEPENDS
