@@ -3,8 +3,9 @@
 #
 # Defines:
 #   utim_drv_<driver>        one static library per driver of the board
-#   utim_board_<board>       board.c, the board's start-up/console, boards/cortexm
-#                            (start-up, port, precise-sleep hooks)
+#   utim_board_<board>       board.c, the board's console, boards/cortexm (start-up
+#                            with UTIM_BOARD_NUM_IRQ external lines, port,
+#                            precise-sleep hooks)
 #   utim_sizes_probe         tests/checks/cm4_sizes.c for this CPU (sizeof report)
 #   utim_add_firmware(<target> SOURCES <files...> LIBS <libraries...>)
 #                            an .elf linked with the board, its map file next to it
@@ -24,6 +25,10 @@ endif()
 include(${CMAKE_SOURCE_DIR}/boards/${UTIM_BOARD}/board.cmake)
 if(NOT UTIM_CPU STREQUAL UTIM_BOARD_CPU)
   message(FATAL_ERROR "UTIM_CPU=${UTIM_CPU} but board ${UTIM_BOARD} is a ${UTIM_BOARD_CPU}")
+endif()
+if(NOT UTIM_BOARD_NUM_IRQ MATCHES "^[1-9][0-9]*$")
+  message(FATAL_ERROR "boards/${UTIM_BOARD}/board.cmake: set UTIM_BOARD_NUM_IRQ to the number of "
+    "external interrupt lines of the vector table (e.g. 32)")
 endif()
 
 set(UTIM_BOARD_C ${CMAKE_SOURCE_DIR}/boards/${UTIM_BOARD}/board.c CACHE FILEPATH
@@ -52,16 +57,17 @@ foreach(drv IN LISTS UTIM_BOARD_DRIVERS)
   list(APPEND UTIM_BOARD_DRIVER_TARGETS utim_drv_${drv})
 endforeach()
 
-# ---- the board: instance table, start-up, console, port
+# ---- the board: instance table, console, and boards/cortexm (start-up, port)
 set(_board_lib utim_board_${UTIM_BOARD})
 file(GLOB _board_src CONFIGURE_DEPENDS ${_b}/*.c)
 list(REMOVE_ITEM _board_src ${_b}/board.c)
 add_library(${_board_lib} STATIC ${UTIM_BOARD_C} ${_board_src} ${_cm}/cortexm.c ${_cm}/port.c
-  ${_cm}/exposure.c
+  ${_cm}/startup.c
   ${_cm}/sleep_mcu.c)
-target_include_directories(${_board_lib} PUBLIC ${_board_h_dir} ${_b} ${_cm}
-  # board.c prints its exposure table with the harness's th_printf().
-  ${CMAKE_SOURCE_DIR}/tests/harness)
+# The vector table's length: the one fact of the start-up that is the board's.
+set_property(SOURCE ${_cm}/startup.c APPEND PROPERTY COMPILE_DEFINITIONS
+  CORTEXM_NUM_IRQ=${UTIM_BOARD_NUM_IRQ})
+target_include_directories(${_board_lib} PUBLIC ${_board_h_dir} ${_b} ${_cm})
 target_link_libraries(${_board_lib} PUBLIC ${UTIM_BOARD_DRIVER_TARGETS} utim_core)
 target_link_options(${_board_lib} INTERFACE -T ${_b}/linker.ld -L ${_cm})
 set_property(TARGET ${_board_lib} APPEND PROPERTY INTERFACE_LINK_DEPENDS

@@ -1,7 +1,6 @@
 /*
- * Cortex-M start-up, interrupt routing and run exit shared by the boards.
- * The vector tables themselves are per board (boards/<board>/startup.c)
- * because their length and reserved entries differ.
+ * Cortex-M reset, interrupt routing and run exit shared by the boards (the
+ * vector table is startup.c).
  */
 #include "cortexm.h"
 

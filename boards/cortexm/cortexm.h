@@ -62,14 +62,14 @@ void cortexm_fault(void);
 /** @brief Reset entry: copies .data, zeroes .bss, enables routed lines, runs main(). */
 void cortexm_reset(void);
 
-/** @brief An entry of a vector table. */
+/**
+ * @brief An entry of the vector table, cortexm_vectors[] (startup.c: the
+ *        board's CORTEXM_NUM_IRQ external lines, exceptions by architecture).
+ */
 typedef void (*cortexm_vector_t)(void);
 
 /** @brief Top of the stack (sections.ld), the first vector table entry. */
 extern uint32_t __stack_top[]; // NOLINT(bugprone-reserved-identifier): a linker symbol
-
-/** @brief Eight vector entries of @p h (vector tables are written out; no GNU ranges). */
-#define CORTEXM_VECTORS_8(h) h, h, h, h, h, h, h, h
 
 /**
  * @brief End the run: QEMU exits with @p status (ARM semihosting

@@ -2,6 +2,10 @@
  * @file exposure.h
  * @brief The exposure table of a Cortex-M board ("Table 2" of the uTimer
  *        paper): the chip's timers and channels against what utim exposes.
+ *
+ * The board provides the table as data, cortexm_board_exposure; the
+ * conformance firmware prints it (tests/conformance/main_mcu.c), so a board
+ * never calls into the tests.
  */
 #ifndef UTIM_CORTEXM_EXPOSURE_H
 #define UTIM_CORTEXM_EXPOSURE_H
@@ -13,22 +17,28 @@ extern "C" {
 #endif
 
 /** @brief One timer of the chip and what utim makes of it. */
-typedef struct cortexm_exposure {
+typedef struct cortexm_exposure_row {
   const char *timer;         /**< the chip's timer */
   unsigned chip_ch;          /**< its compare channels */
   const utim_periph_t *inst; /**< the instance serving it, NULL when not exposed */
   const char *comment;       /**< why not exposed, or what the instance offers */
-} cortexm_exposure_t;
+} cortexm_exposure_row_t;
 
 /**
- * @brief Print the table through the test harness (th_printf): a header, a
- *        row per chip timer, and the totals. An instance serving several chip
- *        timers (a chain) counts its channels once.
- * @param rows      the chip's timers
- * @param n         number of rows
- * @param timer_col width of the first column
+ * @brief A board's exposure table: a row per timer of the chip, then notes.
+ *        An instance serving several chip timers (a chain) has one row per
+ *        chip timer; its channels count once in the totals.
  */
-void cortexm_print_exposure(const cortexm_exposure_t *rows, unsigned n, unsigned timer_col);
+typedef struct cortexm_exposure {
+  const cortexm_exposure_row_t *rows; /**< the chip's timers */
+  unsigned nrows;                     /**< number of rows */
+  unsigned timer_col;                 /**< width of the first column, in characters */
+  const char *const *notes;           /**< lines after the totals (no "# ", no newline) */
+  unsigned nnotes;                    /**< number of notes */
+} cortexm_exposure_t;
+
+/** @brief The board's exposure table (defined by boards/<board>/board.c). */
+extern const cortexm_exposure_t cortexm_board_exposure;
 
 #ifdef __cplusplus
 }

@@ -9,7 +9,6 @@
 
 #include "cortexm.h"
 #include "exposure.h"
-#include "harness.h"
 #include "sleep_mcu.h"
 #include "utim/chain.h"
 #include "utim_nrf51_timer.h"
@@ -188,7 +187,7 @@ const mcu_sleep_board_t mcu_sleep_board = {
 
 /* ---- exposure table ("Table 2") ------------------------------------------- */
 
-static const cortexm_exposure_t microbit_exposure[] = {
+static const cortexm_exposure_row_t microbit_exposure_rows[] = {
     {"TIMER0 (8/16/24/32-bit up, 16 MHz / 2^0..9)", 4u, &microbit_timer0,
      "CC[3] reserved for counter reads (capture task)"},
     {"TIMER1 (8/16-bit up)", 4u, &microbit_chain32,
@@ -204,12 +203,18 @@ static const cortexm_exposure_t microbit_exposure[] = {
     {"WDT (watchdog)", 0u, NULL, "a watchdog, and not modelled by QEMU 7.2 (0x40010000)"},
 };
 
-void board_print_exposure(void) {
-  cortexm_print_exposure(microbit_exposure, sizeof microbit_exposure / sizeof microbit_exposure[0],
-                         46u);
-  th_printf("# not on the chip: SysTick (the nRF51's Cortex-M0 is built without it; QEMU 7.2 maps "
-            "one anyway, not exposed)\n");
-  th_printf("# chained instance: NRF51_CHAIN32 = TIMER1 (low) + TIMER2 (high), chain driver with "
-            "software carry; hardware chaining needs PPI (TIMERn COMPARE -> TIMERm COUNT), not "
-            "modelled by QEMU 7.2 (0x4001F000 is unimplemented I/O)\n");
-}
+static const char *const microbit_exposure_notes[] = {
+    "not on the chip: SysTick (the nRF51's Cortex-M0 is built without it; QEMU 7.2 maps one "
+    "anyway, not exposed)",
+    "chained instance: NRF51_CHAIN32 = TIMER1 (low) + TIMER2 (high), chain driver with software "
+    "carry; hardware chaining needs PPI (TIMERn COMPARE -> TIMERm COUNT), not modelled by QEMU "
+    "7.2 (0x4001F000 is unimplemented I/O)",
+};
+
+const cortexm_exposure_t cortexm_board_exposure = {
+    .rows = microbit_exposure_rows,
+    .nrows = sizeof microbit_exposure_rows / sizeof microbit_exposure_rows[0],
+    .timer_col = 46u,
+    .notes = microbit_exposure_notes,
+    .nnotes = sizeof microbit_exposure_notes / sizeof microbit_exposure_notes[0],
+};

@@ -45,14 +45,6 @@ enum microbit_timer_index {
 /** @brief HFCLK of the nRF51, Hz. */
 #define MICROBIT_HFCLK_HZ 16000000u
 
-/**
- * @brief Print the board's exposure table ("Table 2" of the uTimer paper):
- *        each timer of the chip, its compare channels, and what utim exposes
- *        of it, with the reason for anything left out. Output goes through
- *        th_printf() as TAP diagnostic lines ("# ...").
- */
-void board_print_exposure(void);
-
 #ifdef __cplusplus
 }
 #endif

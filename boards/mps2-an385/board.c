@@ -8,7 +8,6 @@
 
 #include "cortexm.h"
 #include "exposure.h"
-#include "harness.h"
 #include "sleep_mcu.h"
 #include "utim/chain.h"
 #include "utim_cmsdk_dualtimer.h"
@@ -230,7 +229,7 @@ const mcu_sleep_board_t mcu_sleep_board = {
 
 /* ---- exposure table ("Table 2") ------------------------------------------- */
 
-static const cortexm_exposure_t mps2_exposure[] = {
+static const cortexm_exposure_row_t mps2_exposure_rows[] = {
     {"CMSDK APB TIMER0 (32-bit down, IRQ at 0)", 0u, &mps2_timer0, "overflow; no compare register"},
     {"CMSDK APB TIMER1 (32-bit down, IRQ at 0)", 0u, &mps2_timer1, "overflow; no compare register"},
     {"CMSDK dual timer, Timer1 (32/16-bit down)", 0u, &mps2_chain64,
@@ -244,8 +243,15 @@ static const cortexm_exposure_t mps2_exposure[] = {
      "not modelled by QEMU 7.2 (DWT_CTRL and CYCCNT read as 0)"},
 };
 
-void board_print_exposure(void) {
-  cortexm_print_exposure(mps2_exposure, sizeof mps2_exposure / sizeof mps2_exposure[0], 44u);
-  th_printf("# chained instance: MPS2_CHAIN64 = dual timer Timer1 (low) + Timer2 (high), chain "
-            "driver with software carry; the chip has no hardware link between timers\n");
-}
+static const char *const mps2_exposure_notes[] = {
+    "chained instance: MPS2_CHAIN64 = dual timer Timer1 (low) + Timer2 (high), chain driver with "
+    "software carry; the chip has no hardware link between timers",
+};
+
+const cortexm_exposure_t cortexm_board_exposure = {
+    .rows = mps2_exposure_rows,
+    .nrows = sizeof mps2_exposure_rows / sizeof mps2_exposure_rows[0],
+    .timer_col = 44u,
+    .notes = mps2_exposure_notes,
+    .nnotes = sizeof mps2_exposure_notes / sizeof mps2_exposure_notes[0],
+};

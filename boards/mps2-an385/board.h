@@ -45,14 +45,6 @@ enum mps2_timer_index {
 /** @brief SysTick reference clock as QEMU 7.2 provides it (SYST_CALIB.TENMS = 9999), Hz. */
 #define MPS2_REFCLK_HZ 1000000u
 
-/**
- * @brief Print the board's exposure table ("Table 2" of the uTimer paper):
- *        each timer of the chip, its compare channels, and what utim exposes
- *        of it, with the reason for anything left out. Output goes through
- *        th_printf() as TAP diagnostic lines ("# ...").
- */
-void board_print_exposure(void);
-
 #ifdef __cplusplus
 }
 #endif

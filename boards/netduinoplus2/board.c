@@ -9,7 +9,6 @@
 
 #include "cortexm.h"
 #include "exposure.h"
-#include "harness.h"
 #include "utim_stm32_gptim.h"
 #include "utim_systick.h"
 
@@ -168,7 +167,7 @@ const unsigned cortexm_irq_route_count = sizeof cortexm_irq_routes / sizeof cort
   "compare and mistimes the update IRQ (driver has CC1..4 + UIF from RM0090, not verified under "  \
   "emulation)"
 
-static const cortexm_exposure_t ndp2_exposure[] = {
+static const cortexm_exposure_row_t ndp2_exposure_rows[] = {
     {"TIM1 (16-bit advanced)", 4u, NULL, "not modelled by QEMU 7.2 (0x40010000 unimplemented)"},
     {"TIM2 (32-bit general-purpose)", 4u, &ndp2_tim2, NDP2_GPTIM_NOTE},
     {"TIM3 (16-bit general-purpose)", 4u, &ndp2_tim3, NDP2_GPTIM_NOTE},
@@ -198,11 +197,18 @@ static const cortexm_exposure_t ndp2_exposure[] = {
      "not modelled by QEMU 7.2 (DWT_CTRL and CYCCNT read as 0)"},
 };
 
-void board_print_exposure(void) {
-  cortexm_print_exposure(ndp2_exposure, sizeof ndp2_exposure / sizeof ndp2_exposure[0], 38u);
-  th_printf("# TIM2..TIM5 under QEMU 7.2: CNT counts virtual time at 1 GHz / (PSC+1) and "
-            "ignores CEN (the driver stops through a frozen value); CCRx are plain storage (no "
-            "CCxIF); UIF comes (ARR-CNT)*(PSC+1) ns plus the absolute arming time late\n");
-  th_printf("# no chained instance: hardware chaining (TRGO -> ITRx, SMCR) is not modelled, and "
-            "the software carry needs an overflow interrupt at the wrap\n");
-}
+static const char *const ndp2_exposure_notes[] = {
+    "TIM2..TIM5 under QEMU 7.2: CNT counts virtual time at 1 GHz / (PSC+1) and ignores CEN (the "
+    "driver stops through a frozen value); CCRx are plain storage (no CCxIF); UIF comes "
+    "(ARR-CNT)*(PSC+1) ns plus the absolute arming time late",
+    "no chained instance: hardware chaining (TRGO -> ITRx, SMCR) is not modelled, and the "
+    "software carry needs an overflow interrupt at the wrap",
+};
+
+const cortexm_exposure_t cortexm_board_exposure = {
+    .rows = ndp2_exposure_rows,
+    .nrows = sizeof ndp2_exposure_rows / sizeof ndp2_exposure_rows[0],
+    .timer_col = 38u,
+    .notes = ndp2_exposure_notes,
+    .nnotes = sizeof ndp2_exposure_notes / sizeof ndp2_exposure_notes[0],
+};

@@ -65,14 +65,6 @@ enum netduinoplus2_timer_index {
 #define NETDUINOPLUS2_TIMCLK_HZ 1000000000u
 #endif
 
-/**
- * @brief Print the board's exposure table ("Table 2" of the uTimer paper):
- *        each timer of the chip, its compare channels, and what utim exposes
- *        of it, with the reason for anything left out. Output goes through
- *        th_printf() as TAP diagnostic lines ("# ...").
- */
-void board_print_exposure(void);
-
 #ifdef __cplusplus
 }
 #endif
