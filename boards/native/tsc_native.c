@@ -129,7 +129,7 @@ static uint64_t stated_hz(bool hypervisor, native_tsc_source_t *src) {
       }
     }
   }
-  unsigned max = __get_cpuid_max(0u, NULL);
+  unsigned max = (unsigned)__get_cpuid_max(0u, NULL);
   if (max >= 0x15u) {
     __cpuid_count(0x15u, 0u, a, b, c, d);
     const unsigned den = a;
@@ -159,7 +159,7 @@ static uint64_t read_flags(native_tsc_info_t *out, native_tsc_source_t *src) {
   unsigned d = 0;
   __cpuid(1u, a, b, c, d);
   out->hypervisor = (c & (1u << 31)) != 0u;
-  if (__get_cpuid_max(0x80000000u, NULL) >= 0x80000007u) {
+  if ((unsigned)__get_cpuid_max(0x80000000u, NULL) >= 0x80000007u) {
     __cpuid(0x80000007u, a, b, c, d);
     out->invariant = (d & (1u << 8)) != 0u;
   }

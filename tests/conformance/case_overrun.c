@@ -5,68 +5,30 @@
  *        and chained instances with interrupts held off across the low half's
  *        wraps.
  */
-#include <stdatomic.h>
-
 #include "ct.h"
 #include "utim/chain.h"
 #include "utim/port.h"
 
 /* ---- periodic overruns ------------------------------------------------------ */
 
-/*
- * The action runs in the interrupt context (native: the interrupt thread).
- * Its inputs are written before ct_set_action() publishes it (release /
- * acquire). Its outputs are written by the callbacks of one channel only,
- * which never nest or overlap: 32-bit atomics, stored and loaded, never
- * read-modify-written (ARMv6-M has no instructions for that).
- */
-static uint64_t ct_ov_ref;    /* counter before the arming call */
-static uint64_t ct_ov_period; /* the period */
-static uint64_t ct_ov_spin;   /* ticks each callback busy-waits */
-static atomic_uint ct_credit; /* grid points the callbacks stood for (1 + overrun each) */
-static atomic_uint ct_early;  /* callbacks before their own grid point */
-static atomic_uint ct_ov_max; /* the largest overrun of a callback */
-
-static void ct_act_credit(const utim_periph_t *p, unsigned ch) {
-  const unsigned own = atomic_load_explicit(&ct_credit, memory_order_relaxed) + 1u;
-  /* The counter at the callback is at or past its own grid point. */
-  if (ct_dist(p, ct_ov_ref, utim_read(p)) < (uint64_t)own * ct_ov_period) {
-    atomic_store_explicit(&ct_early, atomic_load_explicit(&ct_early, memory_order_relaxed) + 1u,
-                          memory_order_relaxed);
-  }
-  const int ov = utim_overrun(p, ch);
-  const unsigned ovu = ov > 0 ? (unsigned)ov : 0u;
-  atomic_store_explicit(&ct_credit, own + ovu, memory_order_relaxed);
-  if (ovu > atomic_load_explicit(&ct_ov_max, memory_order_relaxed)) {
-    atomic_store_explicit(&ct_ov_max, ovu, memory_order_relaxed);
-  }
-  if (ct_ov_spin > 0u) {
-    tb_wait_ticks(p, ct_ov_spin);
-  }
-}
-
 /* Arm channel 0 periodically, let `span` ticks pass, and check: the call
  * returned (a hang fails the run), callbacks came, none before its grid
  * point, and callbacks plus overruns account for every grid point passed. */
 static void ct_overrun_run(const utim_periph_t *p, uint64_t period, uint64_t spin, uint64_t span) {
   ct_ev_reset();
-  atomic_store_explicit(&ct_credit, 0u, memory_order_relaxed);
-  atomic_store_explicit(&ct_early, 0u, memory_order_relaxed);
-  atomic_store_explicit(&ct_ov_max, 0u, memory_order_relaxed);
-  ct_ov_period = period;
-  ct_ov_spin = spin;
-  ct_ov_ref = utim_read(p);
-  ct_set_action(ct_act_credit);
+  const uint64_t ref = utim_read(p);
+  ct_tally_begin(ref, period, spin);
   ct_set_phase(CT_IN);
   TH_EQ(utim_set_periodic(p, 0, period), 0);
   ct_set_phase(CT_AFTER);
   tb_wait_ticks(p, span);
   /* Masked: the credit is final while the counter is read. */
   TH_EQ(utim_mask(p, UTIM_EVT_CH(0)), 0);
-  const uint64_t passed = ct_dist(p, ct_ov_ref, utim_read(p)) / period;
-  const uint64_t credit = atomic_load_explicit(&ct_credit, memory_order_relaxed);
-  const unsigned early = atomic_load_explicit(&ct_early, memory_order_relaxed);
-  const unsigned ov_max = atomic_load_explicit(&ct_ov_max, memory_order_relaxed);
+  const uint64_t passed = ct_dist(p, ref, utim_read(p)) / period;
+  const ct_tally_t t = ct_tally();
+  const uint64_t credit = t.credit;
+  const unsigned early = t.early;
+  const unsigned ov_max = t.ov_max;
   const unsigned calls = ct_count();
   TH_EQ(utim_clear(p, 0), 0);
   TH_EQ(utim_unmask(p, UTIM_EVT_CH(0)), 0);
@@ -76,7 +38,7 @@ static void ct_overrun_run(const utim_periph_t *p, uint64_t period, uint64_t spi
   /* Every grid point passed is accounted for, except those of a callback
    * still due (pending behind the mask, as many as a callback stands for;
    * or within the latency), and those before the core's own reference
-   * (read inside the arming call, after ct_ov_ref). */
+   * (read inside the arming call, after ref). */
   const uint64_t slack = 3u + (ct_lat(p) + 2u * spin) / period + 2u * (uint64_t)ov_max;
   TH_CHECKF(credit + slack >= passed, "callbacks and overruns count %llu grid points, %llu passed",
             (unsigned long long)credit, (unsigned long long)passed);

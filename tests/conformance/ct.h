@@ -217,6 +217,33 @@ unsigned ct_check_grid(const utim_periph_t *p, unsigned ch, uint64_t s, uint64_t
  */
 void ct_rel_once(const utim_periph_t *p, unsigned ch, uint64_t n, unsigned k, uint64_t adv);
 
+/**
+ * @name Grid tally of a periodic channel
+ * An action (ct_set_action()) that accounts for the grid points the
+ * callbacks of a periodic channel stand for: each callback its own grid
+ * point (the first not yet accounted for) plus utim_overrun(). It counts
+ * callbacks that run before their own grid point of ref + k * period, and
+ * may busy-wait in each callback to make them slow.
+ * @{
+ */
+/** @brief What the tally found. */
+typedef struct ct_tally {
+  unsigned credit; /**< grid points the callbacks stood for (1 + overrun each) */
+  unsigned early;  /**< callbacks before their own grid point */
+  unsigned ov_max; /**< the largest overrun of one callback */
+} ct_tally_t;
+
+/**
+ * @brief Start a tally (and set it as the callback action): the grid is
+ *        @p ref + k * @p period, with @p ref read before the arming call;
+ *        each callback busy-waits @p spin ticks.
+ */
+void ct_tally_begin(uint64_t ref, uint64_t period, uint64_t spin);
+
+/** @brief The tally so far. */
+ct_tally_t ct_tally(void);
+/** @} */
+
 /* ---- reference frequencies (ct_freqref.c), from the clock descriptions --- */
 
 /** @brief Scratch list of the reference computations (also for the cases). */

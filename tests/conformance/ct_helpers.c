@@ -3,6 +3,8 @@
  * @brief Helpers of the conformance cases: set-up, waiting near a match,
  *        wraps, and the checks several case groups share.
  */
+#include <stdatomic.h>
+
 #include "ct.h"
 #include "utim/port.h"
 
@@ -222,4 +224,55 @@ void ct_rel_once(const utim_periph_t *p, unsigned ch, uint64_t n, unsigned k, ui
       return;
     }
   }
+}
+
+/* ---- grid tally ----------------------------------------------------------- */
+
+/*
+ * The action runs in the interrupt context (native: the interrupt thread).
+ * Its inputs are written before ct_set_action() publishes it (release /
+ * acquire). Its outputs are written by the callbacks of one channel, which
+ * never nest or overlap: 32-bit atomics, stored and loaded, never
+ * read-modify-written (ARMv6-M has no instructions for that).
+ */
+static uint64_t ct_tally_ref;
+static uint64_t ct_tally_period;
+static uint64_t ct_tally_spin;
+static atomic_uint ct_tally_credit;
+static atomic_uint ct_tally_early;
+static atomic_uint ct_tally_ov_max;
+
+static void ct_act_tally(const utim_periph_t *p, unsigned ch) {
+  const unsigned own = atomic_load_explicit(&ct_tally_credit, memory_order_relaxed) + 1u;
+  if (ct_dist(p, ct_tally_ref, utim_read(p)) < (uint64_t)own * ct_tally_period) {
+    atomic_store_explicit(&ct_tally_early,
+                          atomic_load_explicit(&ct_tally_early, memory_order_relaxed) + 1u,
+                          memory_order_relaxed);
+  }
+  const int ov = utim_overrun(p, ch);
+  const unsigned ovu = ov > 0 ? (unsigned)ov : 0u;
+  atomic_store_explicit(&ct_tally_credit, own + ovu, memory_order_relaxed);
+  if (ovu > atomic_load_explicit(&ct_tally_ov_max, memory_order_relaxed)) {
+    atomic_store_explicit(&ct_tally_ov_max, ovu, memory_order_relaxed);
+  }
+  if (ct_tally_spin > 0u) {
+    tb_wait_ticks(p, ct_tally_spin);
+  }
+}
+
+void ct_tally_begin(uint64_t ref, uint64_t period, uint64_t spin) {
+  atomic_store_explicit(&ct_tally_credit, 0u, memory_order_relaxed);
+  atomic_store_explicit(&ct_tally_early, 0u, memory_order_relaxed);
+  atomic_store_explicit(&ct_tally_ov_max, 0u, memory_order_relaxed);
+  ct_tally_ref = ref;
+  ct_tally_period = period;
+  ct_tally_spin = spin;
+  ct_set_action(ct_act_tally);
+}
+
+ct_tally_t ct_tally(void) {
+  ct_tally_t t = {atomic_load_explicit(&ct_tally_credit, memory_order_relaxed),
+                  atomic_load_explicit(&ct_tally_early, memory_order_relaxed),
+                  atomic_load_explicit(&ct_tally_ov_max, memory_order_relaxed)};
+  return t;
 }
