@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "utim_native_hw.h" /* utim_native_clock_ns(): one clock_gettime-to-ns */
+
 #include "bench_opts.h"
 #include "bench_output.h"
 #include "utim_bench.h"
@@ -43,12 +45,6 @@ int bench_cmd_timeout(int argc, char **argv);
 
 /** @brief File name of the program that holds `ops` and the sim board. */
 #define BENCH_OPS_HELPER "utim-bench-ops"
-
-/**
- * @brief clock_gettime(@p id) in ns (0 when the clock cannot be read).
- * @param id a POSIX clock, e.g. CLOCK_MONOTONIC or CLOCK_THREAD_CPUTIME_ID
- */
-int64_t bench_clock_ns(clockid_t id);
 
 /** @brief Turn progress messages on when stderr is a terminal (call once per command). */
 void bench_progress_init(void);

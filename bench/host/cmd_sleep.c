@@ -121,23 +121,23 @@ static int64_t sleep_once(slp_method_t method, int64_t d, int *err) {
   switch (method) {
   case SLP_NANOSLEEP: {
     struct timespec rel = to_ts(d);
-    deadline = bench_clock_ns(CLOCK_MONOTONIC) + d;
+    deadline = utim_native_clock_ns(CLOCK_MONOTONIC) + d;
     rc = nanosleep(&rel, NULL) == 0 ? 0 : errno;
-    wake = bench_clock_ns(CLOCK_MONOTONIC);
+    wake = utim_native_clock_ns(CLOCK_MONOTONIC);
     break;
   }
   case SLP_ABS:
   case SLP_ABS_SLACK1: {
-    deadline = bench_clock_ns(CLOCK_MONOTONIC) + d;
+    deadline = utim_native_clock_ns(CLOCK_MONOTONIC) + d;
     struct timespec abs = to_ts(deadline);
     rc = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &abs, NULL);
-    wake = bench_clock_ns(CLOCK_MONOTONIC);
+    wake = utim_native_clock_ns(CLOCK_MONOTONIC);
     break;
   }
   case SLP_BUSY:
-    deadline = bench_clock_ns(CLOCK_MONOTONIC) + d;
+    deadline = utim_native_clock_ns(CLOCK_MONOTONIC) + d;
     do {
-      wake = bench_clock_ns(CLOCK_MONOTONIC);
+      wake = utim_native_clock_ns(CLOCK_MONOTONIC);
     } while (wake < deadline);
     break;
   case SLP_UTIM:
@@ -191,8 +191,8 @@ static void *method_thread(void *arg) {
     if (method == SLP_UTIM) {
       utim_sleeper_reset_stats(utim_port_sleeper());
     }
-    const int64_t cpu0 = bench_clock_ns(CLOCK_THREAD_CPUTIME_ID);
-    const int64_t w0 = bench_clock_ns(CLOCK_MONOTONIC);
+    const int64_t cpu0 = utim_native_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+    const int64_t w0 = utim_native_clock_ns(CLOCK_MONOTONIC);
     for (unsigned long k = 0; k < r->o->samples[s]; k++) {
       int64_t m = sleep_once(method, d, &row->error);
       if (m < 0) {
@@ -200,8 +200,8 @@ static void *method_thread(void *arg) {
       }
       miss[k] = (double)m;
     }
-    const int64_t w1 = bench_clock_ns(CLOCK_MONOTONIC);
-    const int64_t cpu1 = bench_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+    const int64_t w1 = utim_native_clock_ns(CLOCK_MONOTONIC);
+    const int64_t cpu1 = utim_native_clock_ns(CLOCK_THREAD_CPUTIME_ID);
     row->cpu_percent = w1 > w0 ? 100.0 * (double)(cpu1 - cpu0) / (double)(w1 - w0) : 0.0;
     bench_stats(miss, r->o->samples[s], &row->miss);
     if (method == SLP_UTIM) {

@@ -13,16 +13,8 @@
 #define UTIM_BENCH_BUILD_TYPE "unknown"
 #endif
 
-int64_t bench_clock_ns(clockid_t id) {
-  struct timespec ts;
-  if (clock_gettime(id, &ts) != 0) {
-    return 0;
-  }
-  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 static uint64_t mono_ns(void) {
-  return (uint64_t)bench_clock_ns(CLOCK_MONOTONIC);
+  return (uint64_t)utim_native_clock_ns(CLOCK_MONOTONIC);
 }
 
 static uint64_t tsc_read(void) {

@@ -44,7 +44,7 @@ static void on_compare(const utim_periph_t *p, unsigned ch, void *arg) {
   (void)ch;
   bench_to_ctx_t *c = arg;
   /* First thing: the callback's start is what is measured. */
-  const int64_t now = bench_clock_ns(CLOCK_MONOTONIC);
+  const int64_t now = utim_native_clock_ns(CLOCK_MONOTONIC);
   c->latency = now - c->expiry;
   (void)sem_post(&c->done);
 }
@@ -59,9 +59,9 @@ static int find_phase(const utim_periph_t *p, int64_t tick, int64_t *phase, int6
   int64_t lo = INT64_MIN;
   int64_t hi = INT64_MAX;
   for (unsigned k = 0; k < TO_PHASE_READ; k++) {
-    const int64_t ta = bench_clock_ns(CLOCK_MONOTONIC);
+    const int64_t ta = utim_native_clock_ns(CLOCK_MONOTONIC);
     const int64_t c = (int64_t)utim_read(p);
-    const int64_t tb = bench_clock_ns(CLOCK_MONOTONIC);
+    const int64_t tb = utim_native_clock_ns(CLOCK_MONOTONIC);
     const int64_t l = ta - (c + 1) * tick + 1;
     const int64_t h = tb - c * tick;
     lo = l > lo ? l : lo;
@@ -174,13 +174,13 @@ static void run_alarm(bench_to_report_t *r, const utim_periph_t *p, bench_to_ctx
       row->error = alarm_once(r, p, c, ticks, &lat);
     }
     const int64_t cpu0 = irq_cpu_ns();
-    const int64_t w0 = bench_clock_ns(CLOCK_MONOTONIC);
+    const int64_t w0 = utim_native_clock_ns(CLOCK_MONOTONIC);
     for (unsigned long k = 0; k < r->o->samples[s] && row->error == 0; k++) {
       row->error = alarm_once(r, p, c, ticks, &lat);
       v[k] = (double)lat;
       row->early += lat < -r->phase_unc ? 1u : 0u;
     }
-    const int64_t w1 = bench_clock_ns(CLOCK_MONOTONIC);
+    const int64_t w1 = utim_native_clock_ns(CLOCK_MONOTONIC);
     const int64_t cpu1 = irq_cpu_ns();
     if (cpu0 >= 0 && cpu1 >= cpu0 && w1 > w0) {
       row->irq_cpu = 100.0 * (double)(cpu1 - cpu0) / (double)(w1 - w0);
