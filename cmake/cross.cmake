@@ -1,11 +1,9 @@
 # Cross build of one Cortex-M board (included by the top-level CMakeLists.txt
 # when CMAKE_CROSSCOMPILING, i.e. with cmake/arm-none-eabi.cmake).
 #
-# Defines:
-#   utim_drv_<driver>        one static library per driver of the board
-#   utim_board_<board>       board.c, the board's console, boards/cortexm (start-up
-#                            with UTIM_BOARD_NUM_IRQ external lines, port,
-#                            precise-sleep hooks)
+# Reads boards/<board>/board.cmake (CPU, drivers, interrupt lines, QEMU
+# machine); the board and driver targets themselves are defined in boards/
+# and drivers/. Defines:
 #   utim_sizes_probe         tests/checks/cm4_sizes.c for this CPU (sizeof report)
 #   utim_add_firmware(<target> SOURCES <files...> LIBS <libraries...>)
 #                            an .elf linked with the board, its map file next to it
@@ -38,56 +36,27 @@ set(UTIM_QEMU_ICOUNT_SHIFT 0 CACHE STRING
 set(UTIM_QEMU_TIMEOUT 150 CACHE STRING "Wall-clock limit of one QEMU run, seconds")
 find_program(UTIM_QEMU_SYSTEM_ARM qemu-system-arm)
 
-set(_b ${CMAKE_SOURCE_DIR}/boards/${UTIM_BOARD})
-set(_cm ${CMAKE_SOURCE_DIR}/boards/cortexm)
-get_filename_component(_board_h_dir ${UTIM_BOARD_C} DIRECTORY)
-
-# ---- drivers: one library each, so the size report can tell them apart
+# The drivers (utim_drv_<driver>) are defined in drivers/, the board
+# (utim_board_<board>) in boards/cortexm/: each target in one place.
+set(_board_lib utim_board_${UTIM_BOARD})
 set(UTIM_BOARD_DRIVER_TARGETS)
 foreach(drv IN LISTS UTIM_BOARD_DRIVERS)
-  file(GLOB _src CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/drivers/${drv}/*.c)
-  if(NOT _src)
-    message(WARNING "drivers/${drv} has no source yet: board ${UTIM_BOARD} builds without it")
-    continue()
-  endif()
-  add_library(utim_drv_${drv} STATIC ${_src})
-  target_include_directories(utim_drv_${drv} PUBLIC ${CMAKE_SOURCE_DIR}/drivers/${drv})
-  target_link_libraries(utim_drv_${drv} PUBLIC utim_core)
-  target_compile_options(utim_drv_${drv} PRIVATE -ffreestanding)
   list(APPEND UTIM_BOARD_DRIVER_TARGETS utim_drv_${drv})
 endforeach()
-
-# ---- the board: instance table, console, and boards/cortexm (start-up, port)
-set(_board_lib utim_board_${UTIM_BOARD})
-file(GLOB _board_src CONFIGURE_DEPENDS ${_b}/*.c)
-list(REMOVE_ITEM _board_src ${_b}/board.c)
-add_library(${_board_lib} STATIC ${UTIM_BOARD_C} ${_board_src} ${_cm}/cortexm.c ${_cm}/port.c
-  ${_cm}/startup.c
-  ${_cm}/sleep_mcu.c)
-# The vector table's length: the one fact of the start-up that is the board's.
-set_property(SOURCE ${_cm}/startup.c APPEND PROPERTY COMPILE_DEFINITIONS
-  CORTEXM_NUM_IRQ=${UTIM_BOARD_NUM_IRQ})
-target_include_directories(${_board_lib} PUBLIC ${_board_h_dir} ${_b} ${_cm})
-target_link_libraries(${_board_lib} PUBLIC ${UTIM_BOARD_DRIVER_TARGETS} utim_core)
-target_link_options(${_board_lib} INTERFACE -T ${_b}/linker.ld -L ${_cm})
-set_property(TARGET ${_board_lib} APPEND PROPERTY INTERFACE_LINK_DEPENDS
-  ${_b}/linker.ld ${_cm}/sections.ld)
 
 # ---- sizeof of the instance types for this CPU (read back with nm)
 add_library(utim_sizes_probe OBJECT ${CMAKE_SOURCE_DIR}/tests/checks/cm4_sizes.c)
 target_include_directories(utim_sizes_probe PRIVATE ${CMAKE_SOURCE_DIR}/include)
 
 # utim_add_firmware(<target> SOURCES <files...> LIBS <libraries...>):
-# <target>.elf plus <target>.elf.map.
-# The core calls the port and the board table, the board calls the core and
-# the drivers, the drivers call the core: a cycle between archives, so the
-# board is named again after the core (its dependencies follow it).
+# <target>.elf plus <target>.elf.map, linked with the board (one link group
+# with the core and the drivers, see cmake/utim.cmake).
 function(utim_add_firmware tgt)
   cmake_parse_arguments(PARSE_ARGV 1 arg "" "" "SOURCES;LIBS")
   add_executable(${tgt} ${arg_SOURCES})
   set_target_properties(${tgt} PROPERTIES SUFFIX .elf)
   # The firmware's own libraries first: they call into the board and the core.
-  target_link_libraries(${tgt} PRIVATE ${arg_LIBS} ${_board_lib} utim_core ${_board_lib})
+  target_link_libraries(${tgt} PRIVATE ${arg_LIBS} ${_board_lib})
   target_link_options(${tgt} PRIVATE "-Wl,-Map=$<TARGET_FILE:${tgt}>.map")
   add_custom_command(TARGET ${tgt} POST_BUILD
     COMMAND ${CMAKE_SIZE} $<TARGET_FILE:${tgt}> VERBATIM)

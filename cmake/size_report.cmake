@@ -253,15 +253,25 @@ foreach(c IN LISTS components)
 endforeach()
 out("#   libgcc/libc routines (shared; the core calls: ${core_calls}): linked flash ${link_flash_lib}, RAM ${link_ram_lib}")
 out("#   rest of ${elfname} (start-up, board table, harness, suite): linked flash ${link_flash_rest}, RAM ${link_ram_rest}")
-# The target is about the core proper (utim.c: the uAPI, dispatch, frequency
-# math) plus one hardware driver; chain.c (a virtual driver) and time.c (time
-# values and precise sleep) are listed above but are separate features.
+# The target is about the core proper (the uAPI: utim.c arming and dispatch,
+# freq.c frequency selection, instances.c look-up, claims and properties)
+# plus one hardware driver; periodic.c (periodic channels, linked only by
+# programs that call utim_set_periodic()), chain.c (a virtual driver),
+# time.c and sleep_port.c (time values and precise sleep) are listed above
+# but are separate features.
+set(core_key core)
+set(core_label "core")
 if(DEFINED link_flash_core/utim.c)
-  set(core_key core/utim.c)
-  set(core_label "core (utim.c)")
-else()
-  set(core_key core)
-  set(core_label "core")
+  set(core_key core_proper)
+  set(core_label "core (utim.c freq.c instances.c)")
+  set(link_flash_core_proper 0)
+  set(obj_flash_core_proper 0)
+  foreach(m utim.c freq.c instances.c)
+    if(DEFINED link_flash_core/${m})
+      math(EXPR link_flash_core_proper "${link_flash_core_proper} + ${link_flash_core/${m}}")
+      math(EXPR obj_flash_core_proper "${obj_flash_core_proper} + ${obj_flash_core/${m}}")
+    endif()
+  endforeach()
 endif()
 foreach(c IN LISTS components)
   if(NOT c STREQUAL "core")

@@ -1,8 +1,6 @@
 # Build and lint checks, included by tests/CMakeLists.txt.
 #
 # Always:
-#   utim_template      object library: the template driver builds on the host with
-#                      the project's warnings (and lands in compile_commands.json)
 #   cortex_m4_sizes    public headers compile for Cortex-M4; instance/driver sizes
 #   template_compiles  the template driver and an example instance compile for Cortex-M4
 # With UTIM_LINT:
@@ -13,12 +11,6 @@
 
 set(UTIM_CHECKS_DIR ${CMAKE_CURRENT_LIST_DIR}/checks)
 set(UTIM_CHECKS_OUT ${CMAKE_CURRENT_BINARY_DIR}/checks)
-
-# ---- the template driver: compiled, never linked into a board
-add_library(utim_template OBJECT ${CMAKE_SOURCE_DIR}/drivers/template/utim_template.c)
-target_include_directories(utim_template PUBLIC
-  ${CMAKE_SOURCE_DIR}/include ${CMAKE_SOURCE_DIR}/drivers/template)
-target_compile_options(utim_template PRIVATE -ffreestanding)
 
 # ---- Cortex-M4 checks
 find_program(UTIM_ARM_GCC arm-none-eabi-gcc)

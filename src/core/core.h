@@ -54,4 +54,57 @@ void utim__forget(const utim_periph_t *p, unsigned ch);
  */
 void utim__reset_state(const utim_periph_t *p);
 
+/**
+ * @brief Release the lock (taken with key @p key) and deliver every pending,
+ *        unmasked event to its callback, lowest bit first.
+ */
+void utim__unlock_deliver(const utim_periph_t *p, uint32_t key);
+
+/**
+ * @retval 0 @p ch is a channel of the initialised instance @p p
+ * @retval -EINVAL otherwise
+ */
+int utim__check_channel(const utim_periph_t *p, unsigned ch);
+
+/** @brief @p a + @p b, saturated to UINT32_MAX. */
+static inline uint32_t utim__add_sat32(uint32_t a, uint64_t b) {
+  return b >= (uint64_t)(UINT32_MAX - a) ? UINT32_MAX : a + (uint32_t)b;
+}
+
+/**
+ * @brief Forget channel @p ch's setting in the core state (periodic, armed,
+ *        re-arm and pending bits, period and overrun counts), not touching
+ *        the hardware. Port lock held.
+ */
+void utim__forget_setting(utim_state_t *st, unsigned ch);
+
+/**
+ * @name Periodic channels (periodic.c)
+ * Declared weak and called only when non-NULL: a program that never calls
+ * utim_set_periodic() links none of periodic.c (on a Cortex-M0 that is most
+ * of a kilobyte of 64-bit arithmetic), and none of its channels is periodic.
+ * @{
+ */
+/**
+ * @brief Re-arm the periodic channels among @p events (they matched) on
+ *        their grids, counting matches that coalesce into an undelivered
+ *        callback. Port lock held.
+ */
+void utim__periodic_matched(const utim_periph_t *p, uint32_t events) __attribute__((weak));
+
+/**
+ * @brief Move periodic channel @p ch, whose target was reached, to the next
+ *        grid point it can be armed for. Port lock held.
+ * @return whether the channel is armed (else its re-arm bit is set)
+ */
+bool utim__periodic_advance(const utim_periph_t *p, unsigned ch) __attribute__((weak));
+
+/**
+ * @brief After a callback of periodic channel @p ch that began at counter
+ *        @p t0: update the handling time its next re-arm keeps free. Port
+ *        lock held.
+ */
+void utim__periodic_handled(const utim_periph_t *p, unsigned ch, uint64_t t0) __attribute__((weak));
+/** @} */
+
 #endif /* UTIM_CORE_INTERNAL_H */

@@ -9,13 +9,6 @@
 
 /* ---- small helpers ------------------------------------------------------ */
 
-static bool periodic_advance(const utim_periph_t *p, unsigned ch);
-static void handling_time(const utim_periph_t *p, unsigned ch, uint64_t t0);
-
-static uint32_t add_sat32(uint32_t a, uint64_t b) {
-  return b >= (uint64_t)(UINT32_MAX - a) ? UINT32_MAX : a + (uint32_t)b;
-}
-
 static inline utim_state_t *state_of(const utim_periph_t *p) {
   return p->dev->state;
 }
@@ -38,7 +31,7 @@ static uint32_t valid_events(const utim_periph_t *p) {
  * running for this instance (an outer frame, or the interrupt context) picks
  * up whatever becomes pending meanwhile, so callbacks never nest per instance.
  */
-static void unlock_deliver(const utim_periph_t *p, uint32_t key) {
+void utim__unlock_deliver(const utim_periph_t *p, uint32_t key) {
   utim_state_t *st = state_of(p);
   if (st->in_dispatch != 0u) {
     utim_port_unlock(key);
@@ -67,7 +60,7 @@ static void unlock_deliver(const utim_periph_t *p, uint32_t key) {
       }
       if ((st->rearm & bit) != 0u) {
         st->rearm &= (uint16_t)~bit;
-        (void)periodic_advance(p, ch);
+        (void)utim__periodic_advance(p, ch);
       }
       utim_chan_state_t *cs = &st->ch[ch];
       cs->overrun = cs->skipped;
@@ -82,39 +75,13 @@ static void unlock_deliver(const utim_periph_t *p, uint32_t key) {
         key = utim_port_lock();
         // cppcheck-suppress knownConditionTrueFalse ; the callback may clear or re-arm it
         if (timed && (st->periodic & bit) != 0u) {
-          handling_time(p, ch, t0);
+          utim__periodic_handled(p, ch, t0);
         }
       }
     }
   }
   st->in_dispatch = 0u;
   utim_port_unlock(key);
-}
-
-/*
- * After a periodic callback that began at counter `t0`: the time the next
- * re-arm leaves free before the following match (periodic_advance()). It is
- * at least what the callback took; when the channel's next match came while
- * the callback ran (handling one match takes longer than the gap left before
- * the next), it doubles, so interrupts cannot take the CPU over; otherwise it
- * decays by half. "While the callback ran" is judged by how far the counter
- * is past the match, which a counter written meanwhile cannot fake into a
- * doubling (it would be past by far more). Lock held.
- */
-static void handling_time(const utim_periph_t *p, unsigned ch, uint64_t t0) {
-  utim_state_t *st = state_of(p);
-  utim_chan_state_t *cs = &st->ch[ch];
-  const uint64_t mask = utim_max(p);
-  const uint64_t now = p->drv->read(p);
-  const uint64_t took = (now - t0) & mask;
-  const uint64_t past = (now - cs->target) & mask;
-  uint64_t h = cs->handled;
-  if ((st->armed & UTIM_EVT_CH(ch)) != 0u && past < took) {
-    h = 2u * h + took + 1u;
-  } else {
-    h = h / 2u > took ? h / 2u : took;
-  }
-  cs->handled = add_sat32(0u, h);
 }
 
 /* ---- arming primitive ----------------------------------------------------- */
@@ -159,8 +126,7 @@ int utim__arm(const utim_periph_t *p, unsigned ch, uint64_t ref, uint64_t dist, 
   return UTIM__DUE;
 }
 
-/* Forget a channel's setting in the core state (not the hardware). */
-static void forget(utim_state_t *st, unsigned ch) {
+void utim__forget_setting(utim_state_t *st, unsigned ch) {
   const uint32_t bit = UTIM_EVT_CH(ch);
   st->periodic &= ~bit;
   st->armed &= ~bit;
@@ -173,91 +139,22 @@ static void forget(utim_state_t *st, unsigned ch) {
 }
 
 void utim__disarm(const utim_periph_t *p, unsigned ch) {
-  forget(state_of(p), ch);
+  utim__forget_setting(state_of(p), ch);
   p->drv->set_channel(p, ch, UTIM_CH_OFF, 0u);
 }
 
 void utim__forget(const utim_periph_t *p, unsigned ch) {
-  forget(state_of(p), ch);
+  utim__forget_setting(state_of(p), ch);
 }
 
 void utim__reset_state(const utim_periph_t *p) {
   utim_state_t *st = state_of(p);
   st->mask = 0u;
   for (unsigned ch = 0u; ch < utim_channels(p); ch++) {
-    forget(st, ch);
+    utim__forget_setting(st, ch);
     st->ch[ch].target = 0u;
   }
   st->pending = 0u;
-}
-
-/* Re-arm attempts of a periodic channel with the lock held (see
- * utim_set_periodic()): the lead doubles at each, and the last one tries
- * with the largest lead, half the counter's range. */
-#define REARM_TRIES 8u
-
-/*
- * Move periodic channel `ch`, whose target has been reached, to the first
- * grid point the hardware can still be armed for: at least min_distance plus
- * a lead ahead of the counter.
- *
- * The lead starts at the channel's handling time (handling_time()): when
- * matches come faster than they are handled, the CPU still gets time
- * between two of them instead of running handlers back to back (an
- * interrupt storm starving everything else). An attempt that finds its own
- * target reached anyway (the period is shorter than a re-arm, or the CPU
- * stalled) makes the lead twice what that attempt took, so a period that
- * cannot be sustained skips ahead on the grid instead of chasing a target
- * that is always due. Grid points left without a callback of their own are
- * counted in `skipped`. When every attempt fails (the last one with half the
- * range as lead: each arming stalled that long), the reached target is left
- * pending with the channel's re-arm bit set: the delivery loop re-arms before
- * the callback, with the lock released in between. Returns whether the
- * channel is armed. Lock held.
- */
-static bool periodic_advance(const utim_periph_t *p, unsigned ch) {
-  utim_state_t *st = state_of(p);
-  utim_chan_state_t *cs = &st->ch[ch];
-  const uint64_t period = cs->period;
-  const uint64_t mask = utim_max(p);
-  const uint64_t lead_max = mask >> 1;
-  const uint64_t d = p->dev->min_distance;
-  uint64_t lead = cs->handled < lead_max ? cs->handled : lead_max;
-  for (unsigned attempt = 0u; attempt < REARM_TRIES; attempt++) {
-    if (attempt == REARM_TRIES - 1u) {
-      lead = lead_max;
-    }
-    const uint64_t now = p->drv->read(p);
-    const uint64_t late = (now - cs->target) & mask;
-    /* Distance to the first grid point after `now` (1 .. period), then on by
-     * whole periods to the first one at least d + lead ahead, as far as one
-     * compare reaches (utim_max()). */
-    const uint64_t first = period - late % period;
-    const uint64_t need = d + lead;
-    uint64_t dist = first;
-    if (dist < need) {
-      uint64_t k = (need - dist - 1u) / period + 1u;
-      uint64_t k_max = (mask - dist) / period;
-      dist += (k < k_max ? k : k_max) * period;
-    }
-    cs->skipped = add_sat32(cs->skipped, late / period + (dist - first) / period);
-    if (utim__arm(p, ch, now, dist, false) == UTIM__ARMED) {
-      return true;
-    }
-    /* Reached while arming: one more grid point without a callback. */
-    cs->skipped = add_sat32(cs->skipped, 1u);
-    const uint64_t took = (p->drv->read(p) - now) & mask;
-    lead = lead > took ? lead : took;
-    lead = lead < lead_max / 2u ? 2u * lead + 1u : lead_max;
-  }
-  const uint32_t bit = UTIM_EVT_CH(ch);
-  if ((st->pending & bit) == 0u) {
-    /* The reached target becomes the next callback's own match. */
-    cs->skipped--;
-  }
-  st->pending |= bit;
-  st->rearm |= (uint16_t)bit;
-  return false;
 }
 
 /* ---- interrupt entry ----------------------------------------------------- */
@@ -271,24 +168,17 @@ void utim_core_event(const utim_periph_t *p, uint32_t events) {
    */
   events &= st->armed | UTIM_EVT_OVF;
   st->armed &= ~(events & ~st->periodic);
-  uint32_t rearm = events & st->periodic;
-  for (unsigned ch = 0u; rearm != 0u; ch++, rearm >>= 1) {
-    if ((rearm & 1u) != 0u) {
-      if ((st->pending & UTIM_EVT_CH(ch)) != 0u) {
-        /* The callback of an earlier match is still undelivered (masked, or
-         * the delivery loop is busy): this match coalesces into it. */
-        st->ch[ch].skipped = add_sat32(st->ch[ch].skipped, 1u);
-      }
-      (void)periodic_advance(p, ch);
-    }
+  if ((events & st->periodic) != 0u) {
+    /* Only ever set by utim_set_periodic(), which links periodic.c. */
+    utim__periodic_matched(p, events & st->periodic);
   }
   st->pending |= events & valid_events(p);
-  unlock_deliver(p, key);
+  utim__unlock_deliver(p, key);
 }
 
 /* ---- channels --------------------------------------------------------------- */
 
-static int check_channel(const utim_periph_t *p, unsigned ch) {
+int utim__check_channel(const utim_periph_t *p, unsigned ch) {
   if (ch >= utim_channels(p) || state_of(p)->hz == 0u) {
     return -EINVAL;
   }
@@ -296,7 +186,7 @@ static int check_channel(const utim_periph_t *p, unsigned ch) {
 }
 
 int utim_set_abs(const utim_periph_t *p, unsigned ch, uint64_t value) {
-  int rc = check_channel(p, ch);
+  int rc = utim__check_channel(p, ch);
   if (rc != 0) {
     return rc;
   }
@@ -312,14 +202,14 @@ int utim_set_abs(const utim_periph_t *p, unsigned ch, uint64_t value) {
     utim_port_unlock(key);
     return -ETIME;
   }
-  forget(st, ch);
+  utim__forget_setting(st, ch);
   (void)utim__arm(p, ch, now, ahead, true);
-  unlock_deliver(p, key);
+  utim__unlock_deliver(p, key);
   return 0;
 }
 
 int utim_set_rel(const utim_periph_t *p, unsigned ch, uint64_t ticks) {
-  int rc = check_channel(p, ch);
+  int rc = utim__check_channel(p, ch);
   if (rc != 0) {
     return rc;
   }
@@ -329,32 +219,9 @@ int utim_set_rel(const utim_periph_t *p, unsigned ch, uint64_t ticks) {
   utim_state_t *st = state_of(p);
   uint64_t dist = ticks < p->dev->min_distance ? p->dev->min_distance : ticks;
   uint32_t key = utim_port_lock();
-  forget(st, ch);
+  utim__forget_setting(st, ch);
   (void)utim__arm(p, ch, p->drv->read(p), dist, true);
-  unlock_deliver(p, key);
-  return 0;
-}
-
-int utim_set_periodic(const utim_periph_t *p, unsigned ch, uint64_t period) {
-  int rc = check_channel(p, ch);
-  if (rc != 0) {
-    return rc;
-  }
-  if (period == 0u) {
-    return -EINVAL;
-  }
-  if (period > utim_max(p) || period < p->dev->min_distance) {
-    return -ERANGE;
-  }
-  utim_state_t *st = state_of(p);
-  uint32_t key = utim_port_lock();
-  forget(st, ch);
-  st->ch[ch].period = period;
-  st->periodic |= UTIM_EVT_CH(ch);
-  if (utim__arm(p, ch, p->drv->read(p), period, true) == UTIM__DUE) {
-    (void)periodic_advance(p, ch);
-  }
-  unlock_deliver(p, key);
+  utim__unlock_deliver(p, key);
   return 0;
 }
 
@@ -415,7 +282,7 @@ int utim_unmask(const utim_periph_t *p, uint32_t events) {
   utim_state_t *st = state_of(p);
   uint32_t key = utim_port_lock();
   st->mask &= ~events;
-  unlock_deliver(p, key);
+  utim__unlock_deliver(p, key);
   return 0;
 }
 

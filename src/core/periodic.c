@@ -1,0 +1,144 @@
+/*
+ * Periodic channels: arming on a grid, re-arming at each match (skipping
+ * ahead when the period cannot be sustained), and the handling time that
+ * keeps matches from taking the CPU over. utim.c reaches the hooks through
+ * weak declarations (core.h), so this file is only linked into programs
+ * that call utim_set_periodic().
+ */
+#include "core.h"
+
+static inline utim_state_t *state_of(const utim_periph_t *p) {
+  return p->dev->state;
+}
+
+/*
+ * After a periodic callback that began at counter `t0`: the time the next
+ * re-arm leaves free before the following match (periodic_advance()). It is
+ * at least what the callback took; when the channel's next match came while
+ * the callback ran (handling one match takes longer than the gap left before
+ * the next), it doubles, so interrupts cannot take the CPU over; otherwise it
+ * decays by half. "While the callback ran" is judged by how far the counter
+ * is past the match, which a counter written meanwhile cannot fake into a
+ * doubling (it would be past by far more). Lock held.
+ */
+void utim__periodic_handled(const utim_periph_t *p, unsigned ch, uint64_t t0) {
+  utim_state_t *st = state_of(p);
+  utim_chan_state_t *cs = &st->ch[ch];
+  const uint64_t mask = utim_max(p);
+  const uint64_t now = p->drv->read(p);
+  const uint64_t took = (now - t0) & mask;
+  const uint64_t past = (now - cs->target) & mask;
+  uint64_t h = cs->handled;
+  if ((st->armed & UTIM_EVT_CH(ch)) != 0u && past < took) {
+    h = 2u * h + took + 1u;
+  } else {
+    h = h / 2u > took ? h / 2u : took;
+  }
+  cs->handled = utim__add_sat32(0u, h);
+}
+
+/* Re-arm attempts of a periodic channel with the lock held (see
+ * utim_set_periodic()): the lead doubles at each, and the last one tries
+ * with the largest lead, half the counter's range. */
+#define REARM_TRIES 8u
+
+/*
+ * Move periodic channel `ch`, whose target has been reached, to the first
+ * grid point the hardware can still be armed for: at least min_distance plus
+ * a lead ahead of the counter.
+ *
+ * The lead starts at the channel's handling time (utim__periodic_handled()): when
+ * matches come faster than they are handled, the CPU still gets time
+ * between two of them instead of running handlers back to back (an
+ * interrupt storm starving everything else). An attempt that finds its own
+ * target reached anyway (the period is shorter than a re-arm, or the CPU
+ * stalled) makes the lead twice what that attempt took, so a period that
+ * cannot be sustained skips ahead on the grid instead of chasing a target
+ * that is always due. Grid points left without a callback of their own are
+ * counted in `skipped`. When every attempt fails (the last one with half the
+ * range as lead: each arming stalled that long), the reached target is left
+ * pending with the channel's re-arm bit set: the delivery loop re-arms before
+ * the callback, with the lock released in between. Returns whether the
+ * channel is armed. Lock held.
+ */
+bool utim__periodic_advance(const utim_periph_t *p, unsigned ch) {
+  utim_state_t *st = state_of(p);
+  utim_chan_state_t *cs = &st->ch[ch];
+  const uint64_t period = cs->period;
+  const uint64_t mask = utim_max(p);
+  const uint64_t lead_max = mask >> 1;
+  const uint64_t d = p->dev->min_distance;
+  uint64_t lead = cs->handled < lead_max ? cs->handled : lead_max;
+  for (unsigned attempt = 0u; attempt < REARM_TRIES; attempt++) {
+    if (attempt == REARM_TRIES - 1u) {
+      lead = lead_max;
+    }
+    const uint64_t now = p->drv->read(p);
+    const uint64_t late = (now - cs->target) & mask;
+    /* Distance to the first grid point after `now` (1 .. period), then on by
+     * whole periods to the first one at least d + lead ahead, as far as one
+     * compare reaches (utim_max()). */
+    const uint64_t first = period - late % period;
+    const uint64_t need = d + lead;
+    uint64_t dist = first;
+    if (dist < need) {
+      uint64_t k = (need - dist - 1u) / period + 1u;
+      uint64_t k_max = (mask - dist) / period;
+      dist += (k < k_max ? k : k_max) * period;
+    }
+    cs->skipped = utim__add_sat32(cs->skipped, late / period + (dist - first) / period);
+    if (utim__arm(p, ch, now, dist, false) == UTIM__ARMED) {
+      return true;
+    }
+    /* Reached while arming: one more grid point without a callback. */
+    cs->skipped = utim__add_sat32(cs->skipped, 1u);
+    const uint64_t took = (p->drv->read(p) - now) & mask;
+    lead = lead > took ? lead : took;
+    lead = lead < lead_max / 2u ? 2u * lead + 1u : lead_max;
+  }
+  const uint32_t bit = UTIM_EVT_CH(ch);
+  if ((st->pending & bit) == 0u) {
+    /* The reached target becomes the next callback's own match. */
+    cs->skipped--;
+  }
+  st->pending |= bit;
+  st->rearm |= (uint16_t)bit;
+  return false;
+}
+
+void utim__periodic_matched(const utim_periph_t *p, uint32_t events) {
+  utim_state_t *st = state_of(p);
+  for (unsigned ch = 0u; events != 0u; ch++, events >>= 1) {
+    if ((events & 1u) != 0u) {
+      if ((st->pending & UTIM_EVT_CH(ch)) != 0u) {
+        /* The callback of an earlier match is still undelivered (masked, or
+         * the delivery loop is busy): this match coalesces into it. */
+        st->ch[ch].skipped = utim__add_sat32(st->ch[ch].skipped, 1u);
+      }
+      (void)utim__periodic_advance(p, ch);
+    }
+  }
+}
+
+int utim_set_periodic(const utim_periph_t *p, unsigned ch, uint64_t period) {
+  int rc = utim__check_channel(p, ch);
+  if (rc != 0) {
+    return rc;
+  }
+  if (period == 0u) {
+    return -EINVAL;
+  }
+  if (period > utim_max(p) || period < p->dev->min_distance) {
+    return -ERANGE;
+  }
+  utim_state_t *st = state_of(p);
+  uint32_t key = utim_port_lock();
+  utim__forget_setting(st, ch);
+  st->ch[ch].period = period;
+  st->periodic |= UTIM_EVT_CH(ch);
+  if (utim__arm(p, ch, p->drv->read(p), period, true) == UTIM__DUE) {
+    (void)utim__periodic_advance(p, ch);
+  }
+  utim__unlock_deliver(p, key);
+  return 0;
+}
