@@ -203,8 +203,9 @@ static int setup_alarm(bench_to_report_t *r, const utim_periph_t **out, bench_to
   int e = utim_init(p, r->hz, UTIM_CLOCK_DEFAULT);
   if (e == -ERANGE && r->irq.alarm_max_hz != 0u) {
     bench_to_note(r,
-                  "1 MHz is not offered on this machine: a compare write (timerfd_settime) costs "
-                  "%llu ns, more than a 1 us tick, so NATIVE_ALARM runs at %u Hz",
+                  "1 MHz is not offered on this machine: arming a kernel timer (measured with "
+                  "timerfd_settime) costs %llu ns, more than a 1 us tick, so NATIVE_ALARM runs "
+                  "at %u Hz",
                   (unsigned long long)r->irq.compare_write_ns, r->irq.alarm_max_hz);
     r->hz = r->irq.alarm_max_hz;
     e = utim_init(p, r->hz, UTIM_CLOCK_DEFAULT);
