@@ -9,16 +9,16 @@
  * "NATIVE_MONOTONIC", "NATIVE_MONOTONIC_RAW", "NATIVE_BOOTTIME". Each gets a
  * rating from what the machine tells about it; the highest rating wins:
  *
- * | rating | meaning                                                           |
- * |--------|-------------------------------------------------------------------|
- * | 400    | CPU counter: invariant, monotonic across CPUs, used by the kernel, frequency known |
- * | 390    | the same, frequency measured (no CPUID/hypervisor/CNTFRQ value)   |
- * | 300    | CLOCK_MONOTONIC (always reliable; read through the vDSO)          |
- * | 290    | CLOCK_MONOTONIC_RAW                                               |
- * | 280    | CLOCK_BOOTTIME                                                    |
- * | 150    | CPU counter that passes the checks but the kernel does not use it |
- * | 50     | CPU counter not invariant or not monotonic across CPUs            |
- * | 0      | not present on this machine (cannot be selected)                  |
+ * | rating | meaning                                                                    |
+ * |--------|----------------------------------------------------------------------------|
+ * | 400    | CPU counter: invariant, monotonic across CPUs, kernel's, frequency known   |
+ * | 390    | the same, frequency measured (no CPUID/hypervisor/CNTFRQ value)            |
+ * | 300    | CLOCK_MONOTONIC (always reliable; read through the vDSO)                   |
+ * | 290    | CLOCK_MONOTONIC_RAW                                                        |
+ * | 280    | CLOCK_BOOTTIME                                                             |
+ * | 150    | CPU counter that passes the checks but the kernel does not use it          |
+ * | 50     | CPU counter not invariant or not monotonic across CPUs                     |
+ * | 0      | not present on this machine (cannot be selected)                           |
  *
  * The checks for the CPU counter are: the invariant bit (CPUID 0x80000007
  * EDX[8]) or constant_tsc + nonstop_tsc in /proc/cpuinfo; the kernel's
@@ -35,8 +35,7 @@
  * A CPU counter is calibrated against CLOCK_MONOTONIC_RAW: each sample is
  * the best (narrowest) of several counter / clock_gettime / counter
  * brackets, two samples about 20 ms apart (the board's probe) give the
- * first rate. Ticks are
- * converted with one 64-bit multiply and shift over the ticks since a base
+ * first rate. Ticks are converted with one 64-bit multiply and shift over the ticks since a base
  * point (utim_mult_shift_t). Once a second of ticks has passed since the base
  * point, the next read re-fits: it takes a new sample, measures the rate over
  * the whole time since calibration (so the rate estimate keeps improving) and

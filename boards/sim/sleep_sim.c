@@ -1,11 +1,11 @@
 /*
- * Precise-sleep hooks of the sim board (include/utim/time.h) on virtual time:
- * the time line is sim_now(), the coarse sleep lets virtual time pass with
- * sim_advance() (the simulated CPU sleeps: interrupts due meanwhile are
- * delivered, unless the CPU masks interrupts (the port lock), as WFI with PRIMASK set would only
- * wake the core), and the CPU time is the model's busy time (register
- * accesses and relax steps). Everything is deterministic, so the margin a
- * sleeper learns and every result are the same on each run.
+ * Precise-sleep hooks of the sim board (include/utim/port.h) on virtual
+ * time: the time line is sim_now(), the coarse sleep lets virtual time pass
+ * with sim_advance() (the simulated CPU sleeps: interrupts due meanwhile are
+ * delivered, unless the CPU masks them, the port lock, as WFI with PRIMASK
+ * set would only wake the core), and the CPU time is the model's busy time
+ * (register accesses and relax steps). Everything is deterministic, so the
+ * margin a sleeper learns and every result are the same on each run.
  */
 #include <stdbool.h>
 #include <stdint.h>
