@@ -5,14 +5,13 @@
  *        software carry) at 2 MHz.
  *
  * The board's instances are `static` in board.c, so the compile-time path
- * needs an instance visible here: `nrf_ct` describes NRF51_TIMER0 exactly as
- * boards/microbit/board.c does, with its own core state and driver RAM, and
- * bench_mcu_board_setup() compares it with the board's instance field by
- * field. Both drive the same peripheral; the firmware re-initialises both
- * before every run, so their RAM offsets agree. The driver's functions are
- * static in its own file, so even the compile-time and hAPI paths load the
- * function pointer from utim_nrf51_timer_driver: that is the direct call a
- * user of this driver gets.
+ * needs an instance visible here: `nrf_ct` is NRF51_TIMER0 defined again with
+ * the driver's macro and the facts boards/microbit/board.c gives it, with its
+ * own core state and driver RAM, and bench_mcu_board_setup() compares it with
+ * the board's instance field by field. Both drive the same peripheral; the firmware re-initialises
+ * both before every run, so their RAM offsets agree. The driver's functions are static in its own
+ * file, so even the compile-time and hAPI paths load the function pointer from
+ * utim_nrf51_timer_driver: that is the direct call a user of this driver gets.
  *
  * TIMER0 runs at its slowest rate (16 MHz / 2^9 = 31250 Hz) and the firmware
  * arms a quarter of the counter's range ahead, so no compare matches (and no
@@ -35,7 +34,6 @@
 #include "utim_nrf51_timer.h"
 
 #define NRF_CT_BASE 0x40008000u
-#define NRF_CT_CAPS (UTIM_CAP_WRITE | UTIM_CAP_STOP | UTIM_CAP_CAPTURE_READ | UTIM_CAP_SHARED_IRQ)
 
 static const utim_clock_desc_t nrf_ct_clocks[1] = {
     {.hz = MICROBIT_HFCLK_HZ,
@@ -44,22 +42,7 @@ static const utim_clock_desc_t nrf_ct_clocks[1] = {
      .div_lo = 0u,
      .div_hi = UTIM_NRF51_TIMER_PRESCALER_MAX},
 };
-UTIM_STATE_DEFINE(nrf_ct_state, UTIM_NRF51_TIMER_CHANNELS);
-static utim_nrf51_timer_ram_t nrf_ct_ram;
-static const utim_nrf51_timer_cfg_t nrf_ct_cfg = {
-    .common = {.state = &nrf_ct_state,
-               .name = "NRF51_TIMER0",
-               .clocks = nrf_ct_clocks,
-               .nclocks = 1u,
-               .min_distance = UTIM_NRF51_TIMER_MIN_DISTANCE},
-    .regs = (utim_nrf51_timer_regs_t *)NRF_CT_BASE,
-    .ram = &nrf_ct_ram,
-};
-static const utim_periph_t nrf_ct = {
-    .drv = &utim_nrf51_timer_driver,
-    .dev = &nrf_ct_cfg.common,
-    .props = UTIM_PROPS(32, UTIM_NRF51_TIMER_CHANNELS, 0, NRF_CT_CAPS),
-};
+UTIM_NRF51_TIMER_DEFINE(nrf_ct, "NRF51_TIMER0", NRF_CT_BASE, 32, 0u, nrf_ct_clocks);
 
 /* Points at the board's instance after bench_mcu_board_setup(). */
 static const utim_periph_t *volatile nrf_rt = &nrf_ct;

@@ -4,10 +4,10 @@
  *        MPS2_TIMER0, timed with the other CMSDK timer, MPS2_TIMER1.
  *
  * The board's instances are `static` in board.c, so the compile-time path
- * needs an instance visible here: `cmsdk_ct` describes MPS2_TIMER0 exactly
- * as boards/mps2-an385/board.c does, with its own core state, and
- * bench_mcu_board_setup() compares it with the board's instance field by
- * field. The driver's functions are static in its own file, so even the
+ * needs an instance visible here: `cmsdk_ct` is MPS2_TIMER0 defined again
+ * with the driver's macro and the facts boards/mps2-an385/board.c gives it,
+ * with its own core state, and bench_mcu_board_setup() compares it with the
+ * board's instance field by field. The driver's functions are static in its own file, so even the
  * compile-time and hAPI paths load the function pointer from
  * utim_cmsdk_timer_driver: that is the direct call a user of this driver gets.
  *
@@ -23,7 +23,6 @@
 #include "utim_cmsdk_timer.h"
 
 #define CMSDK_CT_BASE 0x40000000u
-#define CMSDK_CT_CAPS (UTIM_CAP_OVERFLOW | UTIM_CAP_WRITE | UTIM_CAP_STOP)
 
 static const utim_clock_desc_t cmsdk_ct_clocks[1] = {
     {.hz = MPS2_SYSCLK_HZ,
@@ -32,20 +31,7 @@ static const utim_clock_desc_t cmsdk_ct_clocks[1] = {
      .div_lo = 0u,
      .div_hi = 0u},
 };
-UTIM_STATE_DEFINE(cmsdk_ct_state, 0);
-static const utim_cmsdk_timer_cfg_t cmsdk_ct_cfg = {
-    .common = {.state = &cmsdk_ct_state,
-               .name = "MPS2_TIMER0",
-               .clocks = cmsdk_ct_clocks,
-               .nclocks = 1u,
-               .min_distance = 1u},
-    .regs = (utim_cmsdk_timer_regs_t *)CMSDK_CT_BASE,
-};
-static const utim_periph_t cmsdk_ct = {
-    .drv = &utim_cmsdk_timer_driver,
-    .dev = &cmsdk_ct_cfg.common,
-    .props = UTIM_PROPS(32, 0, 1, CMSDK_CT_CAPS),
-};
+UTIM_CMSDK_TIMER_DEFINE(cmsdk_ct, "MPS2_TIMER0", CMSDK_CT_BASE, cmsdk_ct_clocks);
 
 /* Points at the board's instance after bench_mcu_board_setup(). */
 static const utim_periph_t *volatile cmsdk_rt = &cmsdk_ct;

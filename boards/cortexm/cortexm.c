@@ -7,12 +7,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Symbols of the board's linker script. */
+/* Symbols of the board's linker script (reserved names by the toolchain's convention). */
+// NOLINTBEGIN(bugprone-reserved-identifier,cert-dcl37-c,cert-dcl51-cpp)
 extern uint32_t __data_load[];
 extern uint32_t __data_start[];
 extern uint32_t __data_end[];
 extern uint32_t __bss_start[];
 extern uint32_t __bss_end[];
+// NOLINTEND(bugprone-reserved-identifier,cert-dcl37-c,cert-dcl51-cpp)
 
 int main(void);
 

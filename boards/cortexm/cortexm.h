@@ -69,7 +69,8 @@ void cortexm_reset(void);
 typedef void (*cortexm_vector_t)(void);
 
 /** @brief Top of the stack (sections.ld), the first vector table entry. */
-extern uint32_t __stack_top[]; // NOLINT(bugprone-reserved-identifier): a linker symbol
+// NOLINTNEXTLINE(bugprone-reserved-identifier,cert-dcl37-c,cert-dcl51-cpp): a linker symbol
+extern uint32_t __stack_top[];
 
 /**
  * @brief End the run: QEMU exits with @p status (ARM semihosting

@@ -13,12 +13,9 @@
 #include "utim/chain.h"
 #include "utim_nrf51_timer.h"
 
-#define NRF51_TIMER0_BASE 0x40008000u
-#define NRF51_TIMER1_BASE 0x40009000u
-#define NRF51_TIMER2_BASE 0x4000A000u
-#define NRF51_IRQ_TIMER0  8
-#define NRF51_IRQ_TIMER1  9
-#define NRF51_IRQ_TIMER2  10
+#define NRF51_IRQ_TIMER0 8
+#define NRF51_IRQ_TIMER1 9
+#define NRF51_IRQ_TIMER2 10
 
 _Static_assert(sizeof(utim_periph_t) <= 12u, "an instance fits in 12 bytes");
 _Static_assert(sizeof(utim_driver_t) <= 28u, "a driver is at most seven pointers");
@@ -53,97 +50,22 @@ static const utim_clock_desc_t microbit_chain_clk[1] = {
      .div_hi = UTIM_NRF51_TIMER_PRESCALER_MAX},
 };
 
-#define MICROBIT_CAPS (UTIM_CAP_WRITE | UTIM_CAP_STOP | UTIM_CAP_CAPTURE_READ | UTIM_CAP_SHARED_IRQ)
-
-/* The chain's channels: min(low, high). */
-#define MICROBIT_CHAIN_CHANNELS                                                                    \
-  (UTIM_NRF51_TIMER_CHANNELS_OVF < UTIM_NRF51_TIMER_CHANNELS ? UTIM_NRF51_TIMER_CHANNELS_OVF       \
-                                                             : UTIM_NRF51_TIMER_CHANNELS)
-
-UTIM_STATE_DEFINE(microbit_timer0_state, UTIM_NRF51_TIMER_CHANNELS);
-UTIM_STATE_DEFINE(microbit_timer1_state, UTIM_NRF51_TIMER_CHANNELS_OVF);
-UTIM_STATE_DEFINE(microbit_timer2_state, UTIM_NRF51_TIMER_CHANNELS);
-UTIM_STATE_DEFINE(microbit_chain32_state, MICROBIT_CHAIN_CHANNELS);
-static utim_nrf51_timer_ram_t microbit_timer0_ram;
-static utim_nrf51_timer_ram_t microbit_timer1_ram;
-static utim_nrf51_timer_ram_t microbit_timer2_ram;
-
-static const utim_nrf51_timer_cfg_t microbit_timer0_cfg = {
-    .common = {.state = &microbit_timer0_state,
-               .name = "NRF51_TIMER0",
-               .clocks = microbit_hfclk,
-               .nclocks = 1u,
-               .min_distance = UTIM_NRF51_TIMER_MIN_DISTANCE},
-    .regs = (utim_nrf51_timer_regs_t *)NRF51_TIMER0_BASE,
-    .ram = &microbit_timer0_ram,
-};
-
-static const utim_nrf51_timer_cfg_t microbit_timer1_cfg = {
-    .common = {.state = &microbit_timer1_state,
-               .name = "NRF51_TIMER1",
-               .clocks = microbit_hfclk,
-               .nclocks = 1u,
-               .min_distance = UTIM_NRF51_TIMER_MIN_DISTANCE},
-    .regs = (utim_nrf51_timer_regs_t *)NRF51_TIMER1_BASE,
-    .ram = &microbit_timer1_ram,
-    .ovf = 1u, /* the chain's low half: its wrap is the carry */
-};
-
-static const utim_nrf51_timer_cfg_t microbit_timer2_cfg = {
-    .common = {.state = &microbit_timer2_state,
-               .name = "NRF51_TIMER2",
-               .clocks = microbit_hfclk,
-               .nclocks = 1u,
-               .min_distance = UTIM_NRF51_TIMER_MIN_DISTANCE},
-    .regs = (utim_nrf51_timer_regs_t *)NRF51_TIMER2_BASE,
-    .ram = &microbit_timer2_ram,
-};
-
-/* TIMER1 and TIMER2 of the nRF51 support BITMODE 8 and 16 only (QEMU would
- * accept 32): they run at the real chip's 16 bits. They are the halves of
- * NRF51_CHAIN32, not instances of the table. */
-static const utim_periph_t microbit_timer0 = {
-    .drv = &utim_nrf51_timer_driver,
-    .dev = &microbit_timer0_cfg.common,
-    .props = UTIM_PROPS(32, UTIM_NRF51_TIMER_CHANNELS, 0, MICROBIT_CAPS),
-};
-
-static const utim_periph_t microbit_timer1 = {
-    .drv = &utim_nrf51_timer_driver,
-    .dev = &microbit_timer1_cfg.common,
-    .props = UTIM_PROPS(16, UTIM_NRF51_TIMER_CHANNELS_OVF, 0, MICROBIT_CAPS | UTIM_CAP_OVERFLOW),
-};
-
-static const utim_periph_t microbit_timer2 = {
-    .drv = &utim_nrf51_timer_driver,
-    .dev = &microbit_timer2_cfg.common,
-    .props = UTIM_PROPS(16, UTIM_NRF51_TIMER_CHANNELS, 0, MICROBIT_CAPS),
-};
+/* Each driver's macro fills in channels, direction, capabilities and minimum
+ * distance. TIMER1 and TIMER2 of the nRF51 support BITMODE 8 and 16 only
+ * (QEMU would accept 32): they run at the real chip's 16 bits. They are the
+ * halves of NRF51_CHAIN32, not instances of the table; TIMER1, the low half,
+ * gives up CC[2] to the overflow compare, whose wrap is the carry. */
+UTIM_NRF51_TIMER_DEFINE(microbit_timer0, "NRF51_TIMER0", 0x40008000u, 32, 0u, microbit_hfclk);
+UTIM_NRF51_TIMER_DEFINE(microbit_timer1, "NRF51_TIMER1", 0x40009000u, 16, UTIM_NRF51_TIMER_OPT_OVF,
+                        microbit_hfclk);
+UTIM_NRF51_TIMER_DEFINE(microbit_timer2, "NRF51_TIMER2", 0x4000A000u, 16, 0u, microbit_hfclk);
 
 /* TIMER1 + TIMER2 as one 32-bit counter. The chip would link them through
  * PPI (TIMER1 COMPARE -> TIMER2 COUNT), which QEMU 7.2 does not model, so the
  * chain counts TIMER1's wraps (its overflow compare) into TIMER2 by software
  * carry; TIMER2 stays stopped and is written through its driver's offset. */
-static utim_chain_ch_t microbit_chain32_ch[MICROBIT_CHAIN_CHANNELS];
-static const utim_chain_cfg_t microbit_chain32_cfg = {
-    .common = {.state = &microbit_chain32_state,
-               .name = "NRF51_CHAIN32",
-               .clocks = microbit_chain_clk,
-               .nclocks = 1u,
-               .min_distance = UTIM_NRF51_TIMER_MIN_DISTANCE},
-    .lo = &microbit_timer1,
-    .hi = &microbit_timer2,
-    .ch = microbit_chain32_ch,
-    .hi_clk = UTIM_CHAIN_SOFTWARE,
-};
-
-static const utim_periph_t microbit_chain32 = {
-    .drv = &utim_chain_driver,
-    .dev = &microbit_chain32_cfg.common,
-    .props = UTIM_PROPS(32, MICROBIT_CHAIN_CHANNELS, 0,
-                        UTIM_CAP_CHAINED | UTIM_CAP_VIRTUAL | UTIM_CAP_OVERFLOW | UTIM_CAP_WRITE |
-                            UTIM_CAP_STOP),
-};
+UTIM_CHAIN_DEFINE(microbit_chain32, "NRF51_CHAIN32", microbit_timer1, microbit_timer2,
+                  UTIM_CHAIN_SOFTWARE, microbit_chain_clk, UTIM_CAP_WRITE | UTIM_CAP_STOP);
 
 static const utim_periph_t *const microbit_instances[] = {
     [MICROBIT_IDX_TIMER0] = &microbit_timer0,

@@ -5,11 +5,10 @@
  *
  * Instances, by index (utim_by_index()) and platform name (utim_by_name()):
  *
- * | index | name          | peripheral                         | bits | ch | note |
- * |-------|---------------|------------------------------------|------|----|---------------------------|
- * | 0     | NRF51_TIMER0  | TIMER0 @0x40008000, IRQ 8          | 32   | 3  | CC[3] reads the count
- * | | 1     | NRF51_CHAIN32 | TIMER1 (low) + TIMER2 (high), chain| 32   | 2  | software carry (no
- * PPI)   |
+ * | index | name          | peripheral                      | bits | ch | note                  |
+ * |-------|---------------|---------------------------------|------|----|-----------------------|
+ * | 0     | NRF51_TIMER0  | TIMER0 @0x40008000, IRQ 8       | 32   | 3  | CC[3] reads the count |
+ * | 1     | NRF51_CHAIN32 | TIMER1 (low) + TIMER2 (high)    | 32   | 2  | software carry        |
  *
  * NRF51_CHAIN32 is the chain driver (utim/chain.h) over two 16-bit TIMERs
  * (16 bits at most on the chip), with the software carry: hardware chaining
@@ -22,9 +21,11 @@
  * The chain's channels are min(2, 3) = 2; chain channel n waits on TIMER1's
  * CC[n]. TIMER1 and TIMER2 belong to the chain and are not in the table.
  *
- * Every TIMER counts HFCLK (16 MHz) through a prescaler of 2^0 .. 2^9.
- * Interrupt lines are routed to utim_nrf51_timer_isr() through
- * cortexm_irq_routes[].
+ * Every TIMER counts HFCLK (16 MHz) through a prescaler of 2^0 .. 2^9;
+ * NRF51_CHAIN32 offers 2^3 .. 2^9 only (a software carry cannot keep up with
+ * faster clocks, see board.c). Each instance is defined in board.c with its
+ * driver's macro (UTIM_NRF51_TIMER_DEFINE(), UTIM_CHAIN_DEFINE()); interrupt
+ * lines are routed to utim_nrf51_timer_isr() through cortexm_irq_routes[].
  */
 #ifndef UTIM_BOARD_MICROBIT_H
 #define UTIM_BOARD_MICROBIT_H

@@ -14,11 +14,7 @@
 #include "utim_cmsdk_timer.h"
 #include "utim_systick.h"
 
-#define MPS2_TIMER0_BASE    0x40000000u
-#define MPS2_TIMER1_BASE    0x40001000u
 #define MPS2_DUALTIMER_BASE 0x40002000u
-#define MPS2_SYSTICK_BASE   0xE000E010u
-#define MPS2_SCB_ICSR       0xE000ED04u
 #define MPS2_IRQ_TIMER0     8
 #define MPS2_IRQ_TIMER1     9
 #define MPS2_IRQ_DUALTIMER  10
@@ -67,115 +63,20 @@ static const utim_clock_desc_t mps2_systick_clk[2] = {
 
 /* ---- instances ------------------------------------------------------------ */
 
-#define MPS2_CMSDK_CAPS  (UTIM_CAP_OVERFLOW | UTIM_CAP_WRITE | UTIM_CAP_STOP)
-#define MPS2_DUAL_CAPS   (UTIM_CAP_OVERFLOW | UTIM_CAP_WRITE | UTIM_CAP_STOP | UTIM_CAP_SHARED_IRQ)
-#define MPS2_SYSTICK_CAP (UTIM_CAP_OVERFLOW | UTIM_CAP_STOP)
-
-UTIM_STATE_DEFINE(mps2_timer0_state, 0);
-UTIM_STATE_DEFINE(mps2_timer1_state, 0);
-UTIM_STATE_DEFINE(mps2_dual1_state, 0);
-UTIM_STATE_DEFINE(mps2_dual2_state, 0);
-UTIM_STATE_DEFINE(mps2_systick_state, 0);
-UTIM_STATE_DEFINE(mps2_chain64_state, 0);
-
-static const utim_cmsdk_timer_cfg_t mps2_timer0_cfg = {
-    .common = {.state = &mps2_timer0_state,
-               .name = "MPS2_TIMER0",
-               .clocks = mps2_pclk,
-               .nclocks = 1u,
-               .min_distance = 1u},
-    .regs = (utim_cmsdk_timer_regs_t *)MPS2_TIMER0_BASE,
-};
-
-static const utim_cmsdk_timer_cfg_t mps2_timer1_cfg = {
-    .common = {.state = &mps2_timer1_state,
-               .name = "MPS2_TIMER1",
-               .clocks = mps2_pclk,
-               .nclocks = 1u,
-               .min_distance = 1u},
-    .regs = (utim_cmsdk_timer_regs_t *)MPS2_TIMER1_BASE,
-};
-
-static const utim_cmsdk_dualtimer_cfg_t mps2_dual1_cfg = {
-    .common = {.state = &mps2_dual1_state,
-               .name = "MPS2_DUALTIMER1",
-               .clocks = mps2_timclk,
-               .nclocks = 2u,
-               .min_distance = 1u},
-    .regs = (utim_cmsdk_dualtimer_regs_t *)MPS2_DUALTIMER_BASE,
-    .counter = 0u,
-};
-
-static const utim_cmsdk_dualtimer_cfg_t mps2_dual2_cfg = {
-    .common = {.state = &mps2_dual2_state,
-               .name = "MPS2_DUALTIMER2",
-               .clocks = mps2_timclk,
-               .nclocks = 2u,
-               .min_distance = 1u},
-    .regs = (utim_cmsdk_dualtimer_regs_t *)MPS2_DUALTIMER_BASE,
-    .counter = 1u,
-};
-
-static const utim_systick_cfg_t mps2_systick_cfg = {
-    .common = {.state = &mps2_systick_state,
-               .name = "MPS2_SYSTICK",
-               .clocks = mps2_systick_clk,
-               .nclocks = 2u,
-               .min_distance = 1u},
-    .regs = (utim_systick_regs_t *)MPS2_SYSTICK_BASE,
-    .icsr = (volatile uint32_t *)MPS2_SCB_ICSR,
-};
-
-static const utim_periph_t mps2_timer0 = {
-    .drv = &utim_cmsdk_timer_driver,
-    .dev = &mps2_timer0_cfg.common,
-    .props = UTIM_PROPS(32, 0, 1, MPS2_CMSDK_CAPS),
-};
-
-static const utim_periph_t mps2_timer1 = {
-    .drv = &utim_cmsdk_timer_driver,
-    .dev = &mps2_timer1_cfg.common,
-    .props = UTIM_PROPS(32, 0, 1, MPS2_CMSDK_CAPS),
-};
-
-static const utim_periph_t mps2_dual1 = {
-    .drv = &utim_cmsdk_dualtimer_driver,
-    .dev = &mps2_dual1_cfg.common,
-    .props = UTIM_PROPS(32, 0, 1, MPS2_DUAL_CAPS),
-};
-
-static const utim_periph_t mps2_dual2 = {
-    .drv = &utim_cmsdk_dualtimer_driver,
-    .dev = &mps2_dual2_cfg.common,
-    .props = UTIM_PROPS(32, 0, 1, MPS2_DUAL_CAPS),
-};
-
-static const utim_periph_t mps2_systick = {
-    .drv = &utim_systick_driver,
-    .dev = &mps2_systick_cfg.common,
-    .props = UTIM_PROPS(24, 0, 1, MPS2_SYSTICK_CAP),
-};
+/* Each driver's macro fills in width, channels, direction, capabilities and
+ * minimum distance; the board names what only it knows. */
+UTIM_CMSDK_TIMER_DEFINE(mps2_timer0, "MPS2_TIMER0", 0x40000000u, mps2_pclk);
+UTIM_CMSDK_TIMER_DEFINE(mps2_timer1, "MPS2_TIMER1", 0x40001000u, mps2_pclk);
+UTIM_CMSDK_DUALTIMER_DEFINE(mps2_dual1, "MPS2_DUALTIMER1", MPS2_DUALTIMER_BASE,
+                            UTIM_CMSDK_DUALTIMER_TIMER1, 32, mps2_timclk);
+UTIM_CMSDK_DUALTIMER_DEFINE(mps2_dual2, "MPS2_DUALTIMER2", MPS2_DUALTIMER_BASE,
+                            UTIM_CMSDK_DUALTIMER_TIMER2, 32, mps2_timclk);
+UTIM_SYSTICK_DEFINE(mps2_systick, "MPS2_SYSTICK", mps2_systick_clk);
 
 /* The dual timer's counters as one 64-bit counter: no hardware link between
  * timers on this chip, so the chain counts Timer1's wraps into Timer2. */
-static const utim_chain_cfg_t mps2_chain64_cfg = {
-    .common = {.state = &mps2_chain64_state,
-               .name = "MPS2_CHAIN64",
-               .clocks = mps2_timclk,
-               .nclocks = 2u,
-               .min_distance = 1u},
-    .lo = &mps2_dual1,
-    .hi = &mps2_dual2,
-    .hi_clk = UTIM_CHAIN_SOFTWARE,
-};
-
-static const utim_periph_t mps2_chain64 = {
-    .drv = &utim_chain_driver,
-    .dev = &mps2_chain64_cfg.common,
-    .props = UTIM_PROPS(64, 0, 0,
-                        UTIM_CAP_CHAINED | UTIM_CAP_VIRTUAL | UTIM_CAP_OVERFLOW | UTIM_CAP_WRITE |
-                            UTIM_CAP_STOP),
-};
+UTIM_CHAIN_DEFINE(mps2_chain64, "MPS2_CHAIN64", mps2_dual1, mps2_dual2, UTIM_CHAIN_SOFTWARE,
+                  mps2_timclk, UTIM_CAP_WRITE | UTIM_CAP_STOP);
 
 static const utim_periph_t *const mps2_instances[] = {
     [MPS2_IDX_TIMER0] = &mps2_timer0,

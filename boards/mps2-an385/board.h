@@ -19,8 +19,11 @@
  * Timer1's overflow interrupt. The two counters are not exposed alone.
  *
  * None of these peripherals has a compare register (see each driver's
- * header for why no compare is emulated). Interrupt lines are routed to the
- * drivers' dispatchers through cortexm_irq_routes[] in board.c.
+ * header for why no compare is emulated). Each instance is defined in
+ * board.c with its driver's macro (UTIM_CMSDK_TIMER_DEFINE(),
+ * UTIM_CMSDK_DUALTIMER_DEFINE(), UTIM_SYSTICK_DEFINE(), UTIM_CHAIN_DEFINE());
+ * interrupt lines are routed to the drivers' dispatchers through
+ * cortexm_irq_routes[] in board.c.
  */
 #ifndef UTIM_BOARD_MPS2_AN385_H
 #define UTIM_BOARD_MPS2_AN385_H

@@ -12,30 +12,21 @@
 #include "utim_stm32_gptim.h"
 #include "utim_systick.h"
 
-#define STM32_TIM2_BASE    0x40000000u
-#define STM32_TIM3_BASE    0x40000400u
-#define STM32_TIM4_BASE    0x40000800u
-#define STM32_TIM5_BASE    0x40000C00u
-#define STM32_SYSTICK_BASE 0xE000E010u
-#define STM32_SCB_ICSR     0xE000ED04u
-#define STM32_IRQ_TIM2     28
-#define STM32_IRQ_TIM3     29
-#define STM32_IRQ_TIM4     30
-#define STM32_IRQ_TIM5     50
+#define STM32_IRQ_TIM2 28
+#define STM32_IRQ_TIM3 29
+#define STM32_IRQ_TIM4 30
+#define STM32_IRQ_TIM5 50
 
 _Static_assert(sizeof(utim_periph_t) <= 12u, "an instance fits in 12 bytes");
 _Static_assert(sizeof(utim_driver_t) <= 28u, "a driver is at most seven pointers");
 
 /* What the instances of TIM2..TIM5 offer (see board.h): under QEMU only what
- * QEMU models; on the chip its compare channels and update interrupt. */
+ * QEMU models; on the chip also its compare channels and update interrupt. */
 #ifdef NETDUINOPLUS2_SILICON
-#define NDP2_TIM_CHANNELS UTIM_STM32_GPTIM_CHANNELS
-#define NDP2_TIM_CAPS     (UTIM_CAP_OVERFLOW | UTIM_CAP_WRITE | UTIM_CAP_STOP | UTIM_CAP_SHARED_IRQ)
+#define NDP2_TIM_OPTS (UTIM_STM32_GPTIM_OPT_COMPARE | UTIM_STM32_GPTIM_OPT_OVF)
 #else
-#define NDP2_TIM_CHANNELS 0u
-#define NDP2_TIM_CAPS     (UTIM_CAP_WRITE | UTIM_CAP_STOP | UTIM_CAP_SHARED_IRQ)
+#define NDP2_TIM_OPTS 0u
 #endif
-#define NDP2_SYSTICK_CAPS (UTIM_CAP_OVERFLOW | UTIM_CAP_STOP)
 
 /* ---- clock inputs ------------------------------------------------------- */
 
@@ -63,72 +54,13 @@ static const utim_clock_desc_t ndp2_systick_clk[2] = {
 
 /* ---- instances ------------------------------------------------------------ */
 
-UTIM_STATE_DEFINE(ndp2_tim2_state, NDP2_TIM_CHANNELS);
-UTIM_STATE_DEFINE(ndp2_tim3_state, NDP2_TIM_CHANNELS);
-UTIM_STATE_DEFINE(ndp2_tim4_state, NDP2_TIM_CHANNELS);
-UTIM_STATE_DEFINE(ndp2_tim5_state, NDP2_TIM_CHANNELS);
-UTIM_STATE_DEFINE(ndp2_systick_state, 0);
-static utim_stm32_gptim_ram_t ndp2_tim2_ram;
-static utim_stm32_gptim_ram_t ndp2_tim3_ram;
-static utim_stm32_gptim_ram_t ndp2_tim4_ram;
-static utim_stm32_gptim_ram_t ndp2_tim5_ram;
-
-#define NDP2_TIM_CFG(n, base)                                                                      \
-  static const utim_stm32_gptim_cfg_t ndp2_tim##n##_cfg = {                                        \
-      .common = {.state = &ndp2_tim##n##_state,                                                    \
-                 .name = "STM32_TIM" #n,                                                           \
-                 .clocks = ndp2_timclk,                                                            \
-                 .nclocks = 1u,                                                                    \
-                 .min_distance = UTIM_STM32_GPTIM_MIN_DISTANCE},                                   \
-      .regs = (utim_stm32_gptim_regs_t *)(base),                                                   \
-      .ram = &ndp2_tim##n##_ram,                                                                   \
-  }
-
-NDP2_TIM_CFG(2, STM32_TIM2_BASE);
-NDP2_TIM_CFG(3, STM32_TIM3_BASE);
-NDP2_TIM_CFG(4, STM32_TIM4_BASE);
-NDP2_TIM_CFG(5, STM32_TIM5_BASE);
-
-static const utim_systick_cfg_t ndp2_systick_cfg = {
-    .common = {.state = &ndp2_systick_state,
-               .name = "STM32_SYSTICK",
-               .clocks = ndp2_systick_clk,
-               .nclocks = 2u,
-               .min_distance = 1u},
-    .regs = (utim_systick_regs_t *)STM32_SYSTICK_BASE,
-    .icsr = (volatile uint32_t *)STM32_SCB_ICSR,
-};
-
-/* TIM2 and TIM5 are 32 bits, TIM3 and TIM4 16 bits (RM0090 18.1). */
-static const utim_periph_t ndp2_tim2 = {
-    .drv = &utim_stm32_gptim_driver,
-    .dev = &ndp2_tim2_cfg.common,
-    .props = UTIM_PROPS(32, NDP2_TIM_CHANNELS, 0, NDP2_TIM_CAPS),
-};
-
-static const utim_periph_t ndp2_tim3 = {
-    .drv = &utim_stm32_gptim_driver,
-    .dev = &ndp2_tim3_cfg.common,
-    .props = UTIM_PROPS(16, NDP2_TIM_CHANNELS, 0, NDP2_TIM_CAPS),
-};
-
-static const utim_periph_t ndp2_tim4 = {
-    .drv = &utim_stm32_gptim_driver,
-    .dev = &ndp2_tim4_cfg.common,
-    .props = UTIM_PROPS(16, NDP2_TIM_CHANNELS, 0, NDP2_TIM_CAPS),
-};
-
-static const utim_periph_t ndp2_tim5 = {
-    .drv = &utim_stm32_gptim_driver,
-    .dev = &ndp2_tim5_cfg.common,
-    .props = UTIM_PROPS(32, NDP2_TIM_CHANNELS, 0, NDP2_TIM_CAPS),
-};
-
-static const utim_periph_t ndp2_systick = {
-    .drv = &utim_systick_driver,
-    .dev = &ndp2_systick_cfg.common,
-    .props = UTIM_PROPS(24, 0, 1, NDP2_SYSTICK_CAPS),
-};
+/* Each driver's macro fills in channels, direction, capabilities and minimum
+ * distance. TIM2 and TIM5 are 32 bits, TIM3 and TIM4 16 bits (RM0090 18.1). */
+UTIM_STM32_GPTIM_DEFINE(ndp2_tim2, "STM32_TIM2", 0x40000000u, 32, NDP2_TIM_OPTS, ndp2_timclk);
+UTIM_STM32_GPTIM_DEFINE(ndp2_tim3, "STM32_TIM3", 0x40000400u, 16, NDP2_TIM_OPTS, ndp2_timclk);
+UTIM_STM32_GPTIM_DEFINE(ndp2_tim4, "STM32_TIM4", 0x40000800u, 16, NDP2_TIM_OPTS, ndp2_timclk);
+UTIM_STM32_GPTIM_DEFINE(ndp2_tim5, "STM32_TIM5", 0x40000C00u, 32, NDP2_TIM_OPTS, ndp2_timclk);
+UTIM_SYSTICK_DEFINE(ndp2_systick, "STM32_SYSTICK", ndp2_systick_clk);
 
 static const utim_periph_t *const ndp2_instances[] = {
     [NETDUINOPLUS2_IDX_TIM2] = &ndp2_tim2,       [NETDUINOPLUS2_IDX_TIM3] = &ndp2_tim3,

@@ -19,10 +19,12 @@
  * interrupt comes at (ARR - CNT) x (PSC + 1) ns plus the absolute virtual
  * time of its arming, not at the wrap; see utim_stm32_gptim.h), so the board
  * exposes them as what QEMU does model: counters that read, write, stop and
- * divide, with **0 channels and no UTIM_CAP_OVERFLOW**. The conformance
- * suite then checks exactly the verified part. A build for the real chip
- * defines NETDUINOPLUS2_SILICON: 4 channels, UTIM_CAP_OVERFLOW and the
- * chip's 84 MHz timer clock (compiled, never run here).
+ * divide, with **0 channels and no UTIM_CAP_OVERFLOW** (no options to
+ * UTIM_STM32_GPTIM_DEFINE() in board.c). The conformance suite then checks
+ * exactly the verified part. A build for the real chip defines
+ * NETDUINOPLUS2_SILICON: options UTIM_STM32_GPTIM_OPT_COMPARE and
+ * UTIM_STM32_GPTIM_OPT_OVF (4 channels, UTIM_CAP_OVERFLOW) and the chip's
+ * 84 MHz timer clock (compiled, never run here).
  *
  * Clocks: QEMU 7.2 counts TIM2..TIM5 at 1 GHz (clock-frequency of the
  * model), with the prescaler dividing it by 1..65536. SysTick counts the

@@ -67,17 +67,12 @@ static int dual_write(const utim_periph_t *p, uint64_t value) {
   return 0;
 }
 
-/* No channels (see the header): the core validates channel numbers, so
- * nothing but a harmless OFF can reach here. */
 static int dual_get_property(const utim_periph_t *p, unsigned id, uint64_t *value) {
   const utim_cmsdk_dualtimer_counter_t *r = dual_regs(p);
 
   switch (id) {
   case UTIM_HPROP_OVF_IRQ:
     *value = (r->control & UTIM_CMSDK_DUALTIMER_CTRL_INTEN) != 0u ? 1u : 0u;
-    return 0;
-  case UTIM_CMSDK_DUALTIMER_PROP_RAW_COUNT:
-    *value = r->value & dual_mask(p);
     return 0;
   case UTIM_HPROP_OVF_PENDING:
     /* RIS rises at every wrap, whether the interrupt is enabled or not */

@@ -31,7 +31,13 @@
  *   quotient is an integer (25 MHz: /1 and /16, not /256 = 97656.25 Hz).
  *   init() accepts the dividers 1, 16 and 256.
  * - UTIM_CAP_OVERFLOW | UTIM_CAP_WRITE | UTIM_CAP_STOP | UTIM_CAP_SHARED_IRQ
- *   (both counters share TIMINTC on the mps2-an385), min_distance 1.
+ *   (both counters share TIMINTC), min_distance 1.
+ *
+ * @par Instance (board side)
+ * A board defines each counter it uses with UTIM_CMSDK_DUALTIMER_DEFINE(),
+ * naming its platform name, the dual timer's register base, the counter
+ * (Timer1 or Timer2), its width (16 or 32) and its clock-input table; the
+ * macro fills in the rest (above).
  *
  * @par Dispatch
  * utim_cmsdk_dualtimer_isr() is the one dispatcher of the type: the board
@@ -41,9 +47,9 @@
  * @par Not verified under emulation
  * - The /256 prescaler (no integer frequency at 25 MHz, so no board input
  *   offers it); implemented from the TRM.
- * - 16-bit instances: the driver supports them (width 16 in the instance's
- *   props); the mps2-an385 board exposes both counters at 32 bits, so the
- *   16-bit path is not run.
+ * - 16-bit instances: the driver supports them (width 16 given to
+ *   UTIM_CMSDK_DUALTIMER_DEFINE()); the mps2-an385 board defines both
+ *   counters at 32 bits, so the 16-bit path is not run.
  */
 #ifndef UTIM_CMSDK_DUALTIMER_H
 #define UTIM_CMSDK_DUALTIMER_H
@@ -94,16 +100,69 @@ _Static_assert(offsetof(utim_cmsdk_dualtimer_regs_t, itcr) == 0xF00u, "dual time
 #define UTIM_CMSDK_DUALTIMER_CTRL_PERIODIC (1u << 6)
 /** @brief Control: the counter runs. */
 #define UTIM_CMSDK_DUALTIMER_CTRL_EN (1u << 7)
+/** @brief utim_cmsdk_dualtimer_cfg_t::counter of Timer1 (registers at 0x00). */
+#define UTIM_CMSDK_DUALTIMER_TIMER1 0u
+/** @brief utim_cmsdk_dualtimer_cfg_t::counter of Timer2 (registers at 0x20). */
+#define UTIM_CMSDK_DUALTIMER_TIMER2 1u
+/** @brief Clock inputs at most: TIMCLK through each prescaler value (/1, /16, /256). */
+#define UTIM_CMSDK_DUALTIMER_CLOCKS 3u
+/** @brief Minimum compare distance (no compare channels: the smallest legal value). */
+#define UTIM_CMSDK_DUALTIMER_MIN_DISTANCE 1u
+/** @brief Capability bits of a dual-timer counter instance. */
+#define UTIM_CMSDK_DUALTIMER_CAPS                                                                  \
+  (UTIM_CAP_OVERFLOW | UTIM_CAP_WRITE | UTIM_CAP_STOP | UTIM_CAP_SHARED_IRQ)
 
 /** @brief Device configuration of one counter of a dual timer (const, in flash). */
 typedef struct utim_cmsdk_dualtimer_cfg {
   utim_dev_t common;                 /**< common head; must be first */
   utim_cmsdk_dualtimer_regs_t *regs; /**< register base of the dual timer */
-  uint8_t counter;                   /**< 0 = Timer1, 1 = Timer2 */
+  uint8_t counter;                   /**< UTIM_CMSDK_DUALTIMER_TIMER1 or _TIMER2 */
 } utim_cmsdk_dualtimer_cfg_t;
 
 /** @brief The CMSDK APB dual timer driver (one instance per counter). */
 extern const utim_driver_t utim_cmsdk_dualtimer_driver;
+
+/**
+ * @brief Define instance @p n_ (`static const utim_periph_t`) of one counter
+ *        of a CMSDK APB dual timer, with its RAM state and configuration.
+ *        Also defines `n_##_WIDTH`, `n_##_CHANNELS` and `n_##_MIN_DISTANCE`.
+ * @param n_       identifier of the instance
+ * @param pname_   platform name, e.g. "MPS2_DUALTIMER1"
+ * @param base_    register base address of the dual timer
+ * @param counter_ UTIM_CMSDK_DUALTIMER_TIMER1 or UTIM_CMSDK_DUALTIMER_TIMER2
+ * @param width_   32 or 16 (TimerSize)
+ * @param clocks_  its clock-input table: TIMCLK with the prescaler's dividers
+ *                 (1, 16, 256) that give integer frequencies, at most three inputs
+ *
+ * The parameters end in _ so that they cannot replace the field names of
+ * the designated initializers.
+ */
+#define UTIM_CMSDK_DUALTIMER_DEFINE(n_, pname_, base_, counter_, width_, clocks_)                  \
+  _Static_assert((counter_) == UTIM_CMSDK_DUALTIMER_TIMER1 ||                                      \
+                     (counter_) == UTIM_CMSDK_DUALTIMER_TIMER2,                                    \
+                 pname_ ": a dual timer has two counters, Timer1 and Timer2");                     \
+  _Static_assert((width_) == 16 || (width_) == 32,                                                 \
+                 pname_ ": a dual-timer counter is 16 or 32 bits");                                \
+  _Static_assert(sizeof(clocks_) / sizeof((clocks_)[0]) >= 1u &&                                   \
+                     sizeof(clocks_) / sizeof((clocks_)[0]) <= UTIM_CMSDK_DUALTIMER_CLOCKS,        \
+                 pname_ ": TIMCLK through at most the three prescaler values");                    \
+  enum {                                                                                           \
+    n_##_WIDTH = (width_),                                                                         \
+    n_##_CHANNELS = 0,                                                                             \
+    n_##_MIN_DISTANCE = UTIM_CMSDK_DUALTIMER_MIN_DISTANCE                                          \
+  };                                                                                               \
+  UTIM_STATE_DEFINE(n_##_state, 0);                                                                \
+  static const utim_cmsdk_dualtimer_cfg_t n_##_cfg = {                                             \
+      .common = {.state = &n_##_state,                                                             \
+                 .name = (pname_),                                                                 \
+                 .clocks = (clocks_),                                                              \
+                 .nclocks = (uint8_t)(sizeof(clocks_) / sizeof((clocks_)[0])),                     \
+                 .min_distance = UTIM_CMSDK_DUALTIMER_MIN_DISTANCE},                               \
+      .regs = (utim_cmsdk_dualtimer_regs_t *)(base_),                                              \
+      .counter = (uint8_t)(counter_)};                                                             \
+  static const utim_periph_t n_ = {.drv = &utim_cmsdk_dualtimer_driver,                            \
+                                   .dev = &n_##_cfg.common,                                        \
+                                   .props = UTIM_PROPS(width_, 0, 1, UTIM_CMSDK_DUALTIMER_CAPS)}
 
 /**
  * @brief Dispatcher of the dual timer's interrupt line, for one counter.
@@ -111,9 +170,6 @@ extern const utim_driver_t utim_cmsdk_dualtimer_driver;
  * @param p the counter's instance
  */
 void utim_cmsdk_dualtimer_isr(const utim_periph_t *p);
-
-/** @brief Driver property (get): TimerXValue as the hardware shows it, counting down. */
-#define UTIM_CMSDK_DUALTIMER_PROP_RAW_COUNT (UTIM_PROP_DRIVER_BASE + 0u)
 
 #ifdef __cplusplus
 }

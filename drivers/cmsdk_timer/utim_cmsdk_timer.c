@@ -52,21 +52,12 @@ static int cmsdk_write(const utim_periph_t *p, uint64_t value) {
   return 0;
 }
 
-/* No channels (see the header): the core validates channel numbers, so
- * nothing but a harmless OFF can reach here. */
 static int cmsdk_get_property(const utim_periph_t *p, unsigned id, uint64_t *value) {
-  const utim_cmsdk_timer_regs_t *r = cmsdk_regs(p);
-
-  switch (id) {
-  case UTIM_HPROP_OVF_IRQ:
-    *value = (r->ctrl & UTIM_CMSDK_TIMER_CTRL_IRQEN) != 0u ? 1u : 0u;
-    return 0;
-  case UTIM_CMSDK_TIMER_PROP_RAW_COUNT:
-    *value = r->value;
-    return 0;
-  default:
+  if (id != UTIM_HPROP_OVF_IRQ) {
     return -ENOTSUP;
   }
+  *value = (cmsdk_regs(p)->ctrl & UTIM_CMSDK_TIMER_CTRL_IRQEN) != 0u ? 1u : 0u;
+  return 0;
 }
 
 static int cmsdk_set_property(const utim_periph_t *p, unsigned id, uint64_t value) {

@@ -22,6 +22,12 @@
  * - Clock input 0: PCLK, divider 1 only.
  * - UTIM_CAP_OVERFLOW | UTIM_CAP_WRITE | UTIM_CAP_STOP, min_distance 1.
  *
+ * @par Instance (board side)
+ * A board defines each timer with UTIM_CMSDK_TIMER_DEFINE(), naming its
+ * platform name, register base and clock-input table; the macro fills in the
+ * rest (above). The board routes the timer's interrupt line to
+ * utim_cmsdk_timer_isr().
+ *
  * @par Not verified under emulation
  * - CTRL.SELEXTEN / SELEXTCLK (EXTIN as enable or as clock): not used by the
  *   driver, and not modelled by QEMU (hw/timer/cmsdk-apb-timer.c).
@@ -63,6 +69,12 @@ _Static_assert(offsetof(utim_cmsdk_timer_regs_t, intstatus) == 0x0Cu,
 #define UTIM_CMSDK_TIMER_CTRL_IRQEN (1u << 3)
 /** @brief INTSTATUS: the counter reached 0. */
 #define UTIM_CMSDK_TIMER_INT (1u << 0)
+/** @brief Counter width, bits. */
+#define UTIM_CMSDK_TIMER_WIDTH 32
+/** @brief Minimum compare distance (no compare channels: the smallest legal value). */
+#define UTIM_CMSDK_TIMER_MIN_DISTANCE 1u
+/** @brief Capability bits of a CMSDK APB timer instance. */
+#define UTIM_CMSDK_TIMER_CAPS (UTIM_CAP_OVERFLOW | UTIM_CAP_WRITE | UTIM_CAP_STOP)
 
 /** @brief Device configuration of one CMSDK APB timer (const, in flash). */
 typedef struct utim_cmsdk_timer_cfg {
@@ -74,13 +86,43 @@ typedef struct utim_cmsdk_timer_cfg {
 extern const utim_driver_t utim_cmsdk_timer_driver;
 
 /**
+ * @brief Define instance @p n_ (`static const utim_periph_t`) of a CMSDK APB
+ *        timer, with its RAM state and configuration. Also defines
+ *        `n_##_WIDTH`, `n_##_CHANNELS` and `n_##_MIN_DISTANCE`.
+ * @param n_      identifier of the instance
+ * @param pname_  platform name, e.g. "MPS2_TIMER0"
+ * @param base_   register base address
+ * @param clocks_ its clock-input table: one input, PCLK, with the single divider 1
+ *
+ * The parameters end in _ so that they cannot replace the field names of
+ * the designated initializers.
+ */
+#define UTIM_CMSDK_TIMER_DEFINE(n_, pname_, base_, clocks_)                                        \
+  _Static_assert(sizeof(clocks_) / sizeof((clocks_)[0]) == 1u,                                     \
+                 pname_ ": a CMSDK APB timer has one clock input, PCLK");                          \
+  enum {                                                                                           \
+    n_##_WIDTH = UTIM_CMSDK_TIMER_WIDTH,                                                           \
+    n_##_CHANNELS = 0,                                                                             \
+    n_##_MIN_DISTANCE = UTIM_CMSDK_TIMER_MIN_DISTANCE                                              \
+  };                                                                                               \
+  UTIM_STATE_DEFINE(n_##_state, 0);                                                                \
+  static const utim_cmsdk_timer_cfg_t n_##_cfg = {                                                 \
+      .common = {.state = &n_##_state,                                                             \
+                 .name = (pname_),                                                                 \
+                 .clocks = (clocks_),                                                              \
+                 .nclocks = 1u,                                                                    \
+                 .min_distance = UTIM_CMSDK_TIMER_MIN_DISTANCE},                                   \
+      .regs = (utim_cmsdk_timer_regs_t *)(base_)};                                                 \
+  static const utim_periph_t n_ = {                                                                \
+      .drv = &utim_cmsdk_timer_driver,                                                             \
+      .dev = &n_##_cfg.common,                                                                     \
+      .props = UTIM_PROPS(UTIM_CMSDK_TIMER_WIDTH, 0, 1, UTIM_CMSDK_TIMER_CAPS)}
+
+/**
  * @brief Dispatcher of a CMSDK APB timer's interrupt line.
  * @param p the instance on that line
  */
 void utim_cmsdk_timer_isr(const utim_periph_t *p);
-
-/** @brief Driver property (get): VALUE as the hardware shows it, counting down. */
-#define UTIM_CMSDK_TIMER_PROP_RAW_COUNT (UTIM_PROP_DRIVER_BASE + 0u)
 
 #ifdef __cplusplus
 }

@@ -189,17 +189,8 @@ static void nrf_set_channel(const utim_periph_t *p, unsigned ch, utim_ch_mode_t 
 
 static int nrf_get_property(const utim_periph_t *p, unsigned id, uint64_t *value) {
   const utim_nrf51_timer_cfg_t *cfg = nrf_cfg(p);
-  uint32_t key;
 
   switch (id) {
-  case UTIM_NRF51_TIMER_PROP_RAW_COUNT:
-    key = utim_port_lock();
-    *value = nrf_capture(cfg->regs);
-    utim_port_unlock(key);
-    return 0;
-  case UTIM_NRF51_TIMER_PROP_OFFSET:
-    *value = cfg->ram->offset;
-    return 0;
   case UTIM_HPROP_OVF_IRQ:
     if (cfg->ovf == 0u) {
       return -ENOTSUP;

@@ -13,17 +13,17 @@
  * to 0, TASKS_START / TASKS_STOP run and stop it. There is no overflow event.
  *
  * @par What this driver exposes
- * - Width from the instance's props (8/16/24/32 -> BITMODE), up-counting
- *   natively.
+ * - Width given by the board (8/16/24/32 -> BITMODE), up-counting natively.
  * - **3 compare channels** (CC[0..2]). CC[3] is reserved for reading the
  *   counter (TASKS_CAPTURE[3], then CC[3]): a capture overwrites its CC, so
  *   the register used for reads can never hold a compare.
- * - **Overflow, only where the board asks for it** (utim_nrf51_timer_cfg_t::ovf).
+ * - **Overflow, only where the board asks for it** (option
+ *   UTIM_NRF51_TIMER_OPT_OVF, kept in utim_nrf51_timer_cfg_t::ovf).
  *   The hardware has no overflow event, but a compare register kept at the
  *   view's 0 is one: the counter steps onto 0 exactly when it wraps, and a
  *   compare matches on that increment, never on a clear or a write. Such an
  *   instance gives up CC[2] (UTIM_NRF51_TIMER_OVF_CC) and so has **2
- *   channels** (CC[0..1]; the board's props must say 2), and gains
+ *   channels** (CC[0..1]), and gains
  *   UTIM_CAP_OVERFLOW: UTIM_HPROP_OVF_IRQ sets or clears INTEN.COMPARE[2]
  *   (disabling also drops the flag; enabling drops a stale one),
  *   UTIM_HPROP_OVF_PENDING reads EVENTS_COMPARE[2] (set at every wrap,
@@ -50,6 +50,14 @@
  *   clock input 0: HFCLK 16 MHz, UTIM_DIV_POW2 0..9.
  * - min_distance: 2 ticks. The reference manual gives no figure; a compare
  *   written one tick ahead works under QEMU but is not guaranteed on silicon.
+ *
+ * @par Instance (board side)
+ * A board defines each TIMER with UTIM_NRF51_TIMER_DEFINE(), naming its
+ * platform name, register base, width (BITMODE), options
+ * (UTIM_NRF51_TIMER_OPT_OVF or 0) and clock-input table; the macro fills in
+ * the channels, direction, capability bits and minimum distance above, and
+ * the driver RAM. The board routes the TIMER's interrupt line to
+ * utim_nrf51_timer_isr().
  *
  * @par Chaining
  * The real chip can count one TIMER with another (MODE = Counter, TASKS_COUNT
@@ -133,8 +141,17 @@ _Static_assert(offsetof(utim_nrf51_timer_regs_t, cc) == 0x540u, "nRF51 TIMER: CC
 #define UTIM_NRF51_TIMER_INT_COMPARE(n) (1u << (16u + (n)))
 /** @brief Largest PRESCALER value (divider 2^9). */
 #define UTIM_NRF51_TIMER_PRESCALER_MAX 9u
-/** @brief Smallest compare distance used by the boards, in ticks. */
+/** @brief Smallest compare distance of an instance, in ticks (see the file comment). */
 #define UTIM_NRF51_TIMER_MIN_DISTANCE 2u
+/** @brief Clock inputs of a TIMER: HFCLK alone (the divider is 2^PRESCALER). */
+#define UTIM_NRF51_TIMER_CLOCKS 1u
+/** @brief Option of UTIM_NRF51_TIMER_DEFINE(): CC[2] is the overflow compare (file comment). */
+#define UTIM_NRF51_TIMER_OPT_OVF 1u
+/** @brief 1 when the options @p opts ask for the overflow compare, else 0. */
+#define UTIM_NRF51_TIMER_HAS_OVF(opts) (((opts)&UTIM_NRF51_TIMER_OPT_OVF) != 0u)
+/** @brief Capability bits of every TIMER instance (UTIM_CAP_OVERFLOW comes with the option). */
+#define UTIM_NRF51_TIMER_CAPS                                                                      \
+  (UTIM_CAP_WRITE | UTIM_CAP_STOP | UTIM_CAP_CAPTURE_READ | UTIM_CAP_SHARED_IRQ)
 /** @brief BITMODE value of each width: 16, 8, 24, 32 bits. */
 #define UTIM_NRF51_TIMER_BITMODE_16 0u
 /** @brief BITMODE: 8 bits. */
@@ -147,7 +164,7 @@ _Static_assert(offsetof(utim_nrf51_timer_regs_t, cc) == 0x540u, "nRF51 TIMER: CC
 /**
  * @brief Driver RAM of one instance (8 bytes): the offset of the up-counting
  *        view over the hardware counter, and whether the counter runs.
- *        Define one per instance, zero-initialised.
+ *        Zero-initialised; UTIM_NRF51_TIMER_DEFINE() defines it.
  */
 typedef struct utim_nrf51_timer_ram {
   volatile uint32_t offset; /**< view = (hardware counter + offset) mod 2^width */
@@ -161,10 +178,10 @@ typedef struct utim_nrf51_timer_cfg {
   utim_nrf51_timer_regs_t *regs; /**< register base */
   utim_nrf51_timer_ram_t *ram;   /**< driver RAM of this instance */
   /**
-   * Nonzero: CC[UTIM_NRF51_TIMER_OVF_CC] is the overflow compare (see the
-   * file's description); the instance then has UTIM_NRF51_TIMER_CHANNELS_OVF
-   * channels and UTIM_CAP_OVERFLOW. Zero (the default): 3 channels, no
-   * overflow.
+   * Nonzero (option UTIM_NRF51_TIMER_OPT_OVF): CC[UTIM_NRF51_TIMER_OVF_CC] is
+   * the overflow compare (see the file's description); the instance then has
+   * UTIM_NRF51_TIMER_CHANNELS_OVF channels and UTIM_CAP_OVERFLOW. Zero: 3
+   * channels, no overflow.
    */
   uint8_t ovf;
 } utim_nrf51_timer_cfg_t;
@@ -173,15 +190,55 @@ typedef struct utim_nrf51_timer_cfg {
 extern const utim_driver_t utim_nrf51_timer_driver;
 
 /**
+ * @brief Define instance @p n_ (`static const utim_periph_t`) of an nRF51
+ *        TIMER, with its RAM state, driver RAM and configuration. Also
+ *        defines `n_##_WIDTH`, `n_##_CHANNELS` and `n_##_MIN_DISTANCE`.
+ * @param n_      identifier of the instance
+ * @param pname_  platform name, e.g. "NRF51_TIMER0"
+ * @param base_   register base address
+ * @param width_  8, 16, 24 or 32 (BITMODE; the nRF51's TIMER1 and TIMER2 take 8 or 16)
+ * @param opts_   UTIM_NRF51_TIMER_OPT_OVF for the overflow compare, else 0
+ * @param clocks_ its clock-input table: one input, HFCLK, with UTIM_DIV_POW2
+ *                exponents within 0 .. UTIM_NRF51_TIMER_PRESCALER_MAX
+ *
+ * The parameters end in _ so that they cannot replace the field names of
+ * the designated initializers.
+ */
+#define UTIM_NRF51_TIMER_DEFINE(n_, pname_, base_, width_, opts_, clocks_)                         \
+  _Static_assert((width_) == 8 || (width_) == 16 || (width_) == 24 || (width_) == 32,              \
+                 pname_ ": BITMODE gives 8, 16, 24 or 32 bits");                                   \
+  _Static_assert(((opts_) & ~UTIM_NRF51_TIMER_OPT_OVF) == 0u, pname_ ": unknown option");          \
+  _Static_assert(sizeof(clocks_) / sizeof((clocks_)[0]) == UTIM_NRF51_TIMER_CLOCKS,                \
+                 pname_ ": a TIMER has one clock input, HFCLK");                                   \
+  enum {                                                                                           \
+    n_##_WIDTH = (width_),                                                                         \
+    n_##_CHANNELS = UTIM_NRF51_TIMER_HAS_OVF(opts_) ? UTIM_NRF51_TIMER_CHANNELS_OVF                \
+                                                    : UTIM_NRF51_TIMER_CHANNELS,                   \
+    n_##_MIN_DISTANCE = UTIM_NRF51_TIMER_MIN_DISTANCE                                              \
+  };                                                                                               \
+  UTIM_STATE_DEFINE(n_##_state, n_##_CHANNELS);                                                    \
+  static utim_nrf51_timer_ram_t n_##_ram;                                                          \
+  static const utim_nrf51_timer_cfg_t n_##_cfg = {                                                 \
+      .common = {.state = &n_##_state,                                                             \
+                 .name = (pname_),                                                                 \
+                 .clocks = (clocks_),                                                              \
+                 .nclocks = UTIM_NRF51_TIMER_CLOCKS,                                               \
+                 .min_distance = UTIM_NRF51_TIMER_MIN_DISTANCE},                                   \
+      .regs = (utim_nrf51_timer_regs_t *)(base_),                                                  \
+      .ram = &n_##_ram,                                                                            \
+      .ovf = UTIM_NRF51_TIMER_HAS_OVF(opts_) ? 1u : 0u};                                           \
+  static const utim_periph_t n_ = {                                                                \
+      .drv = &utim_nrf51_timer_driver,                                                             \
+      .dev = &n_##_cfg.common,                                                                     \
+      .props = UTIM_PROPS(width_, n_##_CHANNELS, 0,                                                \
+                          UTIM_NRF51_TIMER_CAPS |                                                  \
+                              (UTIM_NRF51_TIMER_HAS_OVF(opts_) ? UTIM_CAP_OVERFLOW : 0u))}
+
+/**
  * @brief Dispatcher of an nRF51 TIMER's interrupt line.
  * @param p the instance on that line
  */
 void utim_nrf51_timer_isr(const utim_periph_t *p);
-
-/** @brief Driver property (get): the hardware counter (captured), without the offset. */
-#define UTIM_NRF51_TIMER_PROP_RAW_COUNT (UTIM_PROP_DRIVER_BASE + 0u)
-/** @brief Driver property (get): the offset of the up-counting view. */
-#define UTIM_NRF51_TIMER_PROP_OFFSET (UTIM_PROP_DRIVER_BASE + 1u)
 
 #ifdef __cplusplus
 }

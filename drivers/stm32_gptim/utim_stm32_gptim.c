@@ -29,7 +29,7 @@ static int stm_init(const utim_periph_t *p, unsigned clk, uint32_t div) {
   const utim_stm32_gptim_cfg_t *cfg = stm_cfg(p);
   utim_stm32_gptim_regs_t *r = cfg->regs;
 
-  (void)clk; /* the inputs differ only in frequency; the divider is PSC + 1 */
+  (void)clk; /* CK_INT is the only input; the divider is PSC + 1 */
   uint32_t key = utim_port_lock();
   /* Stopped, up-counting, edge-aligned, no one-pulse, ARR not preloaded;
    * URS so that the UG below raises no update flag. */
@@ -127,9 +127,6 @@ static int stm_get_property(const utim_periph_t *p, unsigned id, uint64_t *value
     return 0;
   case UTIM_HPROP_OVF_PENDING:
     *value = (r->sr & UTIM_STM32_GPTIM_UIF) != 0u ? 1u : 0u;
-    return 0;
-  case UTIM_STM32_GPTIM_PROP_RAW_COUNT:
-    *value = r->cnt;
     return 0;
   default:
     return -ENOTSUP;

@@ -36,11 +36,23 @@
  *   (CCMRx OCxM = 000, CCER outputs off): set_channel disables CCxIE, writes
  *   CCRx, clears CCxIF, enables CCxIE (the driver.h order); the interrupt
  *   handler disables a matched channel (one-shot) and reports it.
- * - Which of these an instance offers is the board's choice, through its
- *   props (channels 0..4, UTIM_CAP_OVERFLOW); the driver works with any.
+ * - Which of these an instance offers is the board's choice, through the
+ *   options of UTIM_STM32_GPTIM_DEFINE(): UTIM_STM32_GPTIM_OPT_COMPARE gives
+ *   the 4 channels, UTIM_STM32_GPTIM_OPT_OVF the overflow (UTIM_CAP_OVERFLOW);
+ *   without them the instance is a counter that reads, writes, stops and
+ *   divides. A board leaves out what its chip (or emulator) does not do.
  * - min_distance: 1 tick (a compare written ahead of CNT matches when CNT
  *   steps onto it; RM0090 states no synchronisation delay for CCRx writes
  *   with preload off).
+ * - UTIM_CAP_WRITE | UTIM_CAP_STOP | UTIM_CAP_SHARED_IRQ (every event of a
+ *   timer on its one line), plus UTIM_CAP_OVERFLOW with the option.
+ *
+ * @par Instance (board side)
+ * A board defines each timer with UTIM_STM32_GPTIM_DEFINE(), naming its
+ * platform name, register base, width (32 for TIM2 and TIM5, 16 for TIM3 and
+ * TIM4), options and clock-input table; the macro fills in the rest (above)
+ * and the driver RAM. The board routes the timer's interrupt line to
+ * utim_stm32_gptim_isr().
  *
  * @par Under emulation (QEMU 7.2, hw/timer/stm32f2xx_timer.c)
  * Measured with a probe firmware on `-M netduinoplus2`, and read in the
@@ -128,10 +140,19 @@ _Static_assert(offsetof(utim_stm32_gptim_regs_t, or_) == 0x50u, "STM32 TIM: OR a
 #define UTIM_STM32_GPTIM_DIV_MAX 65536u
 /** @brief Smallest compare distance, ticks. */
 #define UTIM_STM32_GPTIM_MIN_DISTANCE 1u
+/** @brief Clock inputs of a timer: CK_INT alone (the divider is PSC + 1). */
+#define UTIM_STM32_GPTIM_CLOCKS 1u
+/** @brief Option of UTIM_STM32_GPTIM_DEFINE(): CC1..CC4 as compare channels 0..3. */
+#define UTIM_STM32_GPTIM_OPT_COMPARE 1u
+/** @brief Option of UTIM_STM32_GPTIM_DEFINE(): the update event as overflow interrupt. */
+#define UTIM_STM32_GPTIM_OPT_OVF 2u
+/** @brief Capability bits of every instance (UTIM_CAP_OVERFLOW comes with the option). */
+#define UTIM_STM32_GPTIM_CAPS (UTIM_CAP_WRITE | UTIM_CAP_STOP | UTIM_CAP_SHARED_IRQ)
 
 /**
  * @brief Driver RAM of one instance (12 bytes), zero-initialised: the
- *        counter's value while stopped, and a change count for lock-free reads.
+ *        counter's value while stopped, and a change count for lock-free
+ *        reads. UTIM_STM32_GPTIM_DEFINE() defines it.
  */
 typedef struct utim_stm32_gptim_ram {
   volatile uint32_t frozen; /**< the view while stopped */
@@ -151,13 +172,54 @@ typedef struct utim_stm32_gptim_cfg {
 extern const utim_driver_t utim_stm32_gptim_driver;
 
 /**
+ * @brief Define instance @p n_ (`static const utim_periph_t`) of a TIM2..TIM5
+ *        timer, with its RAM state, driver RAM and configuration. Also
+ *        defines `n_##_WIDTH`, `n_##_CHANNELS` and `n_##_MIN_DISTANCE`.
+ * @param n_      identifier of the instance
+ * @param pname_  platform name, e.g. "STM32_TIM2"
+ * @param base_   register base address
+ * @param width_  32 (TIM2, TIM5) or 16 (TIM3, TIM4)
+ * @param opts_   UTIM_STM32_GPTIM_OPT_COMPARE and/or UTIM_STM32_GPTIM_OPT_OVF, or 0
+ * @param clocks_ its clock-input table: one input, CK_INT, with UTIM_DIV_LINEAR
+ *                dividers within 1 .. UTIM_STM32_GPTIM_DIV_MAX
+ *
+ * The parameters end in _ so that they cannot replace the field names of
+ * the designated initializers.
+ */
+#define UTIM_STM32_GPTIM_DEFINE(n_, pname_, base_, width_, opts_, clocks_)                         \
+  _Static_assert((width_) == 16 || (width_) == 32, pname_ ": TIM2..TIM5 are 16 or 32 bits wide");  \
+  _Static_assert(((opts_) & ~(UTIM_STM32_GPTIM_OPT_COMPARE | UTIM_STM32_GPTIM_OPT_OVF)) == 0u,     \
+                 pname_ ": unknown option");                                                       \
+  _Static_assert(sizeof(clocks_) / sizeof((clocks_)[0]) == UTIM_STM32_GPTIM_CLOCKS,                \
+                 pname_ ": a timer has one clock input, CK_INT");                                  \
+  enum {                                                                                           \
+    n_##_WIDTH = (width_),                                                                         \
+    n_##_CHANNELS = ((opts_)&UTIM_STM32_GPTIM_OPT_COMPARE) != 0u ? UTIM_STM32_GPTIM_CHANNELS : 0,  \
+    n_##_MIN_DISTANCE = UTIM_STM32_GPTIM_MIN_DISTANCE                                              \
+  };                                                                                               \
+  UTIM_STATE_DEFINE(n_##_state, n_##_CHANNELS);                                                    \
+  static utim_stm32_gptim_ram_t n_##_ram;                                                          \
+  static const utim_stm32_gptim_cfg_t n_##_cfg = {                                                 \
+      .common = {.state = &n_##_state,                                                             \
+                 .name = (pname_),                                                                 \
+                 .clocks = (clocks_),                                                              \
+                 .nclocks = UTIM_STM32_GPTIM_CLOCKS,                                               \
+                 .min_distance = UTIM_STM32_GPTIM_MIN_DISTANCE},                                   \
+      .regs = (utim_stm32_gptim_regs_t *)(base_),                                                  \
+      .ram = &n_##_ram};                                                                           \
+  static const utim_periph_t n_ = {                                                                \
+      .drv = &utim_stm32_gptim_driver,                                                             \
+      .dev = &n_##_cfg.common,                                                                     \
+      .props =                                                                                     \
+          UTIM_PROPS(width_, n_##_CHANNELS, 0,                                                     \
+                     UTIM_STM32_GPTIM_CAPS |                                                       \
+                         (((opts_)&UTIM_STM32_GPTIM_OPT_OVF) != 0u ? UTIM_CAP_OVERFLOW : 0u))}
+
+/**
  * @brief Dispatcher of a TIM2..TIM5 interrupt line.
  * @param p the instance on that line
  */
 void utim_stm32_gptim_isr(const utim_periph_t *p);
-
-/** @brief Driver property (get): CNT as the hardware shows it (not masked, not frozen). */
-#define UTIM_STM32_GPTIM_PROP_RAW_COUNT (UTIM_PROP_DRIVER_BASE + 0u)
 
 #ifdef __cplusplus
 }

@@ -52,17 +52,12 @@ static uint64_t systick_read(const utim_periph_t *p) {
   return systick_up(systick_regs(p)->cvr);
 }
 
-/* Channels do not exist (see the header); the core never calls this for a
- * channel it validated, so only OFF can reach here and there is nothing to do. */
 static int systick_get_property(const utim_periph_t *p, unsigned id, uint64_t *value) {
   const utim_systick_regs_t *r = systick_regs(p);
 
   switch (id) {
   case UTIM_HPROP_OVF_IRQ:
     *value = (r->csr & UTIM_SYSTICK_CSR_TICKINT) != 0u ? 1u : 0u;
-    return 0;
-  case UTIM_SYSTICK_PROP_RAW_COUNT:
-    *value = r->cvr;
     return 0;
   case UTIM_SYSTICK_PROP_CALIB:
     *value = r->calib;

@@ -28,9 +28,12 @@
  *   1 = reference clock (CLKSOURCE = 0), only when the board lists it. Each
  *   with the single divider 1 (UTIM_DIV_POW2, exponents 0..0).
  *
- * @par Board instance
- * UTIM_PROPS(24, 0, 1, UTIM_CAP_OVERFLOW | UTIM_CAP_STOP), min_distance 1,
- * the route of the SysTick exception to utim_systick_isr().
+ * @par Instance (board side)
+ * A board defines its SysTick with UTIM_SYSTICK_DEFINE(), naming the
+ * platform name and the clock-input table; the registers sit at the
+ * architecture's fixed addresses, and the macro fills in the rest (24 bits,
+ * counting down, 0 channels, UTIM_CAP_OVERFLOW | UTIM_CAP_STOP, minimum
+ * distance 1). The board routes the SysTick exception to utim_systick_isr().
  *
  * @par Under emulation
  * QEMU 7.2 models the counter, both clock sources (mps2-an385: processor
@@ -57,7 +60,7 @@
 extern "C" {
 #endif
 
-/** @brief SysTick register overlay (base 0xE000E010 on every Cortex-M). */
+/** @brief SysTick register overlay (at UTIM_SYSTICK_BASE on every Cortex-M). */
 typedef struct utim_systick_regs {
   volatile uint32_t csr;   /**< 0x00 SYST_CSR: control and status */
   volatile uint32_t rvr;   /**< 0x04 SYST_RVR: reload value, 24 bits */
@@ -86,6 +89,18 @@ _Static_assert(offsetof(utim_systick_regs_t, calib) == 0x0Cu, "SysTick: CALIB at
 #define UTIM_SYSTICK_CLK_REF 1u
 /** @brief SCB ICSR bit that removes a pending SysTick exception. */
 #define UTIM_SYSTICK_ICSR_PENDSTCLR (1u << 25)
+/** @brief Address of the SysTick registers on every Cortex-M (SYST_CSR). */
+#define UTIM_SYSTICK_BASE 0xE000E010u
+/** @brief Address of the SCB's ICSR on every Cortex-M. */
+#define UTIM_SYSTICK_SCB_ICSR 0xE000ED04u
+/** @brief Counter width of SysTick, bits. */
+#define UTIM_SYSTICK_WIDTH 24
+/** @brief Clock inputs at most: the processor clock and the reference clock. */
+#define UTIM_SYSTICK_CLOCKS 2u
+/** @brief Minimum compare distance (no compare channels: the smallest legal value). */
+#define UTIM_SYSTICK_MIN_DISTANCE 1u
+/** @brief Capability bits of a SysTick instance. */
+#define UTIM_SYSTICK_CAPS (UTIM_CAP_OVERFLOW | UTIM_CAP_STOP)
 
 /** @brief Device configuration of the SysTick instance (const, in flash). */
 typedef struct utim_systick_cfg {
@@ -98,15 +113,49 @@ typedef struct utim_systick_cfg {
 extern const utim_driver_t utim_systick_driver;
 
 /**
+ * @brief Define the SysTick instance @p n_ (`static const utim_periph_t`),
+ *        with its RAM state and configuration. Also defines `n_##_WIDTH`,
+ *        `n_##_CHANNELS` and `n_##_MIN_DISTANCE`.
+ * @param n_      identifier of the instance
+ * @param pname_  platform name, e.g. "MPS2_SYSTICK"
+ * @param clocks_ its clock-input table: index UTIM_SYSTICK_CLK_CPU (the
+ *                processor clock), then optionally UTIM_SYSTICK_CLK_REF (the
+ *                reference clock), each with the single divider 1
+ *
+ * The parameters end in _ so that they cannot replace the field names of
+ * the designated initializers.
+ */
+#define UTIM_SYSTICK_DEFINE(n_, pname_, clocks_)                                                   \
+  _Static_assert(sizeof(clocks_) / sizeof((clocks_)[0]) >= 1u &&                                   \
+                     sizeof(clocks_) / sizeof((clocks_)[0]) <= UTIM_SYSTICK_CLOCKS,                \
+                 pname_ ": SysTick has the processor clock and at most the reference clock");      \
+  enum {                                                                                           \
+    n_##_WIDTH = UTIM_SYSTICK_WIDTH,                                                               \
+    n_##_CHANNELS = 0,                                                                             \
+    n_##_MIN_DISTANCE = UTIM_SYSTICK_MIN_DISTANCE                                                  \
+  };                                                                                               \
+  UTIM_STATE_DEFINE(n_##_state, 0);                                                                \
+  static const utim_systick_cfg_t n_##_cfg = {                                                     \
+      .common = {.state = &n_##_state,                                                             \
+                 .name = (pname_),                                                                 \
+                 .clocks = (clocks_),                                                              \
+                 .nclocks = (uint8_t)(sizeof(clocks_) / sizeof((clocks_)[0])),                     \
+                 .min_distance = UTIM_SYSTICK_MIN_DISTANCE},                                       \
+      .regs = (utim_systick_regs_t *)UTIM_SYSTICK_BASE,                                            \
+      .icsr = (volatile uint32_t *)UTIM_SYSTICK_SCB_ICSR};                                         \
+  static const utim_periph_t n_ = {.drv = &utim_systick_driver,                                    \
+                                   .dev = &n_##_cfg.common,                                        \
+                                   .props =                                                        \
+                                       UTIM_PROPS(UTIM_SYSTICK_WIDTH, 0, 1, UTIM_SYSTICK_CAPS)}
+
+/**
  * @brief Dispatcher of the SysTick exception.
  * @param p the SysTick instance
  */
 void utim_systick_isr(const utim_periph_t *p);
 
-/** @brief Driver property (get): SYST_CVR as the hardware shows it, counting down. */
-#define UTIM_SYSTICK_PROP_RAW_COUNT (UTIM_PROP_DRIVER_BASE + 0u)
 /** @brief Driver property (get): SYST_CALIB (TENMS, SKEW, NOREF). */
-#define UTIM_SYSTICK_PROP_CALIB (UTIM_PROP_DRIVER_BASE + 1u)
+#define UTIM_SYSTICK_PROP_CALIB (UTIM_PROP_DRIVER_BASE + 0u)
 
 #ifdef __cplusplus
 }
