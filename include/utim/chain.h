@@ -98,8 +98,9 @@ extern const utim_driver_t utim_chain_driver;
  * @param lo_     the low half's instance identifier
  * @param hi_     the high half's instance identifier
  * @param hi_clk_ clock input of @p hi_ clocked by @p lo_'s overflow, or UTIM_CHAIN_SOFTWARE
- * @param clocks_ the clock-input table @p lo_ was defined with (the chain
- *                counts at the low half's frequencies)
+ * @param clocks_ the low half's clock inputs, by the same index (the chain
+ *                counts at the low half's frequencies; it may offer fewer
+ *                dividers than @p lo_ alone)
  * @param caps_   UTIM_CAP_STOP and/or UTIM_CAP_WRITE where both halves allow
  *                them (the chain always has UTIM_CAP_CHAINED, UTIM_CAP_VIRTUAL
  *                and UTIM_CAP_OVERFLOW)
@@ -124,7 +125,7 @@ extern const utim_driver_t utim_chain_driver;
                  .min_distance = (uint8_t)n_##_MIN_DISTANCE},                                      \
       .lo = &(lo_),                                                                                \
       .hi = &(hi_),                                                                                \
-      .ch = n_##_ch,                                                                               \
+      .ch = n_##_CHANNELS > 0 ? n_##_ch : NULL,                                                    \
       .hi_clk = (hi_clk_)};                                                                        \
   static const utim_periph_t n_ = {                                                                \
       .drv = &utim_chain_driver,                                                                   \
