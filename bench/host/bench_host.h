@@ -115,6 +115,12 @@ typedef struct bench_stats {
 void bench_stats(double *v, size_t n, bench_stats_t *out);
 
 /**
+ * @brief A zeroed buffer for the largest of @p n per-row sample counts,
+ *        reused row after row; free() it. NULL when out of memory.
+ */
+double *bench_sample_buffer(const unsigned long *samples, unsigned n);
+
+/**
  * @brief Write the common row members "median", "mean", "p99", "max",
  *        "min", "stddev" (null when @p s is empty) and "n" of @p s.
  * @param w the JSON writer, inside a row object

@@ -170,11 +170,7 @@ static void *method_thread(void *arg) {
   if (method == SLP_UTIM) {
     (void)utim_port_sleeper(); /* learns this thread's wake-up latency (untimed) */
   }
-  unsigned long nmax = 0;
-  for (unsigned s = 0; s < SLP_NSIZES; s++) {
-    nmax = r->o->samples[s] > nmax ? r->o->samples[s] : nmax;
-  }
-  double *miss = calloc(nmax, sizeof *miss);
+  double *miss = bench_sample_buffer(r->o->samples, SLP_NSIZES);
   for (unsigned s = 0; s < SLP_NSIZES; s++) {
     slp_row_t *row = &r->rows[method][s];
     row->sleeper_cpu = -1.0;

@@ -49,28 +49,30 @@ static bool regular(FILE *f, struct stat *st) {
   return fstat(fileno(f), st) == 0 && S_ISREG(st->st_mode);
 }
 
+/* open_out() with the error said: what @p what is, which @p option named @p path. */
+static FILE *open_named(const char *path, bool *created, const char *what, const char *option) {
+  FILE *f = open_out(path, created);
+  if (f == NULL) {
+    fprintf(stderr,
+            BENCH_PROG ": cannot write %s to '%s' (option %s): %s; name a file in a directory "
+                       "that exists and that you may write to (nothing was measured)\n",
+            what, path, option, strerror(errno));
+  }
+  return f;
+}
+
 int bench_output_open(bench_output_t *o) {
   o->out_f = stdout;
   o->json_f = NULL;
   if (o->out != NULL && strcmp(o->out, "-") != 0) {
-    o->out_f = open_out(o->out, &o->out_new);
+    o->out_f = open_named(o->out, &o->out_new, "the result", "-o/--output");
     if (o->out_f == NULL) {
-      fprintf(stderr,
-              BENCH_PROG ": cannot write the result to '%s' (option -o/--output): %s; name a file "
-                         "in a directory that exists and that you may write to (nothing was "
-                         "measured)\n",
-              o->out, strerror(errno));
       return 1;
     }
   }
   if (o->json_out != NULL) {
-    o->json_f = open_out(o->json_out, &o->json_new);
+    o->json_f = open_named(o->json_out, &o->json_new, "the JSON document", "--json-out");
     if (o->json_f == NULL) {
-      fprintf(stderr,
-              BENCH_PROG ": cannot write the JSON document to '%s' (option --json-out): %s; name "
-                         "a file in a directory that exists and that you may write to (nothing "
-                         "was measured)\n",
-              o->json_out, strerror(errno));
       bench_output_discard(o);
       return 1;
     }

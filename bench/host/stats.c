@@ -52,3 +52,11 @@ void bench_jw_stats(bench_jw_t *w, const bench_stats_t *s) {
   bench_jw_num(w, "stddev", ok, s->stddev);
   bench_jw_uint(w, "n", s->n);
 }
+
+double *bench_sample_buffer(const unsigned long *samples, unsigned n) {
+  unsigned long nmax = 1;
+  for (unsigned i = 0; i < n; i++) {
+    nmax = samples[i] > nmax ? samples[i] : nmax;
+  }
+  return calloc(nmax, sizeof(double));
+}

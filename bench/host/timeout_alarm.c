@@ -153,11 +153,7 @@ static int64_t irq_cpu_ns(void) {
 static void run_alarm(bench_to_report_t *r, const utim_periph_t *p, bench_to_ctx_t *c,
                       unsigned mode) {
   native_irq_set_spin(mode == 0u ? r->spin_ns : 0u);
-  unsigned long nmax = 0;
-  for (unsigned s = 0; s < BENCH_TO_NSIZES; s++) {
-    nmax = r->o->samples[s] > nmax ? r->o->samples[s] : nmax;
-  }
-  double *v = calloc(nmax, sizeof *v);
+  double *v = bench_sample_buffer(r->o->samples, BENCH_TO_NSIZES);
   for (unsigned s = 0; s < BENCH_TO_NSIZES; s++) {
     bench_to_row_t *row = &r->alarm[mode][s];
     if (v == NULL) {

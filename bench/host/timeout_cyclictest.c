@@ -75,11 +75,7 @@ static long run_cyclictest(const bench_to_report_t *r, char *const *args, double
 }
 
 static void run_cyclictests(bench_to_report_t *r) {
-  unsigned long nmax = 0;
-  for (unsigned s = 0; s < BENCH_TO_NSIZES; s++) {
-    nmax = r->o->samples[s] > nmax ? r->o->samples[s] : nmax;
-  }
-  double *v = calloc(nmax, sizeof *v);
+  double *v = bench_sample_buffer(r->o->samples, BENCH_TO_NSIZES);
   for (unsigned s = 0; s < BENCH_TO_NSIZES; s++) {
     bench_to_row_t *row = &r->ct[s];
     row->irq_cpu = -1.0;

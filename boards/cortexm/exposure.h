@@ -40,6 +40,20 @@ typedef struct cortexm_exposure {
 /** @brief The board's exposure table (defined by boards/<board>/board.c). */
 extern const cortexm_exposure_t cortexm_board_exposure;
 
+/**
+ * @brief Define cortexm_board_exposure from the board's arrays of rows
+ *        (cortexm_exposure_row_t) and notes (const char *const), with a
+ *        first column @p col characters wide.
+ */
+#define CORTEXM_EXPOSURE_DEFINE(row_array, col, note_array)                                        \
+  const cortexm_exposure_t cortexm_board_exposure = {                                              \
+      .rows = (row_array),                                                                         \
+      .nrows = sizeof(row_array) / sizeof((row_array)[0]),                                         \
+      .timer_col = (col),                                                                          \
+      .notes = (note_array),                                                                       \
+      .nnotes = sizeof(note_array) / sizeof((note_array)[0]),                                      \
+  }
+
 #ifdef __cplusplus
 }
 #endif

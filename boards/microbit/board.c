@@ -133,10 +133,4 @@ static const char *const microbit_exposure_notes[] = {
     "7.2 (0x4001F000 is unimplemented I/O)",
 };
 
-const cortexm_exposure_t cortexm_board_exposure = {
-    .rows = microbit_exposure_rows,
-    .nrows = sizeof microbit_exposure_rows / sizeof microbit_exposure_rows[0],
-    .timer_col = 46u,
-    .notes = microbit_exposure_notes,
-    .nnotes = sizeof microbit_exposure_notes / sizeof microbit_exposure_notes[0],
-};
+CORTEXM_EXPOSURE_DEFINE(microbit_exposure_rows, 46u, microbit_exposure_notes);

@@ -149,10 +149,4 @@ static const char *const mps2_exposure_notes[] = {
     "software carry; the chip has no hardware link between timers",
 };
 
-const cortexm_exposure_t cortexm_board_exposure = {
-    .rows = mps2_exposure_rows,
-    .nrows = sizeof mps2_exposure_rows / sizeof mps2_exposure_rows[0],
-    .timer_col = 44u,
-    .notes = mps2_exposure_notes,
-    .nnotes = sizeof mps2_exposure_notes / sizeof mps2_exposure_notes[0],
-};
+CORTEXM_EXPOSURE_DEFINE(mps2_exposure_rows, 44u, mps2_exposure_notes);

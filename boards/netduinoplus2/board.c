@@ -137,10 +137,4 @@ static const char *const ndp2_exposure_notes[] = {
     "software carry needs an overflow interrupt at the wrap",
 };
 
-const cortexm_exposure_t cortexm_board_exposure = {
-    .rows = ndp2_exposure_rows,
-    .nrows = sizeof ndp2_exposure_rows / sizeof ndp2_exposure_rows[0],
-    .timer_col = 38u,
-    .notes = ndp2_exposure_notes,
-    .nnotes = sizeof ndp2_exposure_notes / sizeof ndp2_exposure_notes[0],
-};
+CORTEXM_EXPOSURE_DEFINE(ndp2_exposure_rows, 38u, ndp2_exposure_notes);

@@ -52,6 +52,26 @@ static uint32_t exact_div(const utim_clock_desc_t *c, uint32_t hz) {
 }
 
 /*
+ * When divider `d` gives an integer frequency from input `c`, keep it in
+ * `*best` if it is the closest to `hz` so far (the lower one on a tie) and
+ * return true; false when c->hz / d is not an integer.
+ */
+static bool offer_exact(const utim_clock_desc_t *c, uint32_t d, uint32_t hz, uint32_t *best,
+                        bool *have) {
+  if (c->hz % d != 0u) {
+    return false;
+  }
+  uint32_t f = c->hz / d;
+  uint32_t err = f > hz ? f - hz : hz - f;
+  uint32_t berr = *best > hz ? *best - hz : hz - *best;
+  if (!*have || err < berr || (err == berr && f < *best)) {
+    *best = f;
+    *have = true;
+  }
+  return true;
+}
+
+/*
  * Closest integer frequency input `c` offers to `hz`: the exact frequencies
  * are c->hz / d for the dividers d that divide c->hz, decreasing in d, so the
  * answer is next to the divider c->hz / hz. Searching the divider list
@@ -77,28 +97,12 @@ static bool closest_on(const utim_clock_desc_t *c, uint32_t hz, uint32_t *best, 
   }
   /* Scan up (lower frequencies) and down (higher) to the first exact divider. */
   for (uint32_t i = lo; i < n; i++) {
-    uint32_t d = div_at(c, i);
-    if (c->hz % d == 0u) {
-      uint32_t f = c->hz / d;
-      uint32_t err = f > hz ? f - hz : hz - f;
-      uint32_t berr = *best > hz ? *best - hz : hz - *best;
-      if (!have || err < berr || (err == berr && f < *best)) {
-        *best = f;
-        have = true;
-      }
+    if (offer_exact(c, div_at(c, i), hz, best, &have)) {
       break;
     }
   }
   for (uint32_t i = lo; i-- > 0u;) {
-    uint32_t d = div_at(c, i);
-    if (c->hz % d == 0u) {
-      uint32_t f = c->hz / d;
-      uint32_t err = f > hz ? f - hz : hz - f;
-      uint32_t berr = *best > hz ? *best - hz : hz - *best;
-      if (!have || err < berr || (err == berr && f < *best)) {
-        *best = f;
-        have = true;
-      }
+    if (offer_exact(c, div_at(c, i), hz, best, &have)) {
       break;
     }
   }
