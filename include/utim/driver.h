@@ -118,12 +118,12 @@ typedef void (*utim_ovf_cb_t)(const utim_periph_t *p, void *arg);
 
 /** @brief Per-channel core state (32 bytes a channel). */
 typedef struct utim_chan_state {
-  uint64_t target;   /**< counter value of the next match */
-  uint64_t period;   /**< period in ticks; 0 for a one-shot */
-  uint32_t skipped;  /**< periodic: grid points without a callback yet, for the next one */
-  uint32_t overrun;  /**< periodic: grid points the last callback stood for beyond its own */
-  uint32_t handled;  /**< periodic: ticks its last callback took */
-  uint32_t reserved; /**< zero */
+  uint64_t target;  /**< counter value of the next match */
+  uint64_t period;  /**< period in ticks; 0 for a one-shot */
+  uint32_t skipped; /**< periodic: grid points without a callback yet, for the next one */
+  uint32_t overrun; /**< periodic: grid points the last callback stood for beyond its own */
+  uint32_t handled; /**< periodic: ticks the re-arm leaves free (the overload guard) */
+  uint32_t late;    /**< periodic: ticks from its last match to the re-arm */
 } utim_chan_state_t;
 
 /**

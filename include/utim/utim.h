@@ -325,12 +325,23 @@ int utim_set_rel(const utim_periph_t *p, unsigned ch, uint64_t ticks);
  *
  * A period the instance cannot sustain is kept on its grid, never chased:
  * each re-arm (in the channel's interrupt) programs the first grid point
- * that is at least utim_min_distance() plus a lead ahead of the counter. The
- * lead starts at 0; when a re-arm finds its own target reached anyway (the
+ * that is at least utim_min_distance() plus a lead ahead of the counter. When
+ * a re-arm finds its own target reached anyway (the
  * period is shorter than the interrupt latency plus the re-arm, or the CPU
  * stalled), the lead becomes at least twice the ticks that attempt took and
  * the re-arm tries again, at most 8 times with the interrupts held off (the
  * last time with a lead of half the counter's range).
+ * The lead is also the channel's overload guard. It starts at what the
+ * last callback took; it doubles when the next match falls nearer to the
+ * end of a callback than that match's own handling lasted (from the match
+ * through the callback), when the delivery loop runs the channel's
+ * callback twice before the program gets the CPU back, or when a match
+ * finds the channel's previous callback, not masked, still undelivered;
+ * and it halves after a callback that kept its distance. Handlers
+ * therefore cannot run back to back: the program between two of them
+ * gets time of the order of the handling. The guard is per channel: with
+ * several channels of one instance at periods this short, the program's
+ * share falls with their number but does not reach zero.
  * Grid points that get no callback of their own (passed while the interrupt
  * was late or the event masked, or skipped because they were too close to
  * arm) coalesce into the next callback and are counted by utim_overrun(),

@@ -101,10 +101,12 @@ bool utim__periodic_advance(const utim_periph_t *p, unsigned ch) __attribute__((
 
 /**
  * @brief After a callback of periodic channel @p ch that began at counter
- *        @p t0: update the handling time its next re-arm keeps free. Port
- *        lock held.
+ *        @p t0 (@p again: the second or later of this channel in one run of
+ *        the delivery loop): update the time its next re-arm keeps free.
+ *        Port lock held.
  */
-void utim__periodic_handled(const utim_periph_t *p, unsigned ch, uint64_t t0) __attribute__((weak));
+void utim__periodic_handled(const utim_periph_t *p, unsigned ch, uint64_t t0, bool again)
+    __attribute__((weak));
 /** @} */
 
 #endif /* UTIM_CORE_INTERNAL_H */

@@ -13,24 +13,35 @@ static inline utim_state_t *state_of(const utim_periph_t *p) {
 
 /*
  * After a periodic callback that began at counter `t0`: the time the next
- * re-arm leaves free before the following match (periodic_advance()). It is
- * at least what the callback took; when the channel's next match came while
- * the callback ran (handling one match takes longer than the gap left before
- * the next), it doubles, so interrupts cannot take the CPU over; otherwise it
- * decays by half. "While the callback ran" is judged by how far the counter
- * is past the match, which a counter written meanwhile cannot fake into a
- * doubling (it would be past by far more). Lock held.
+ * re-arm leaves free before the following match (periodic_advance()).
+ *
+ * It is at least what the callback took. It doubles (plus that) when the
+ * channel's next match is nearer to the end of the callback than the match
+ * being handled was long (`since`: from the match to its re-arm, which
+ * covers the interrupt's entry and the wait behind other handlers, plus the
+ * callback), whether the next match is already past or still ahead:
+ * handlers would otherwise run back to back, or with too little time
+ * between them for the rest of the program (the interrupt's exit, which the
+ * core cannot see, comes out of that time). Otherwise it decays by half. A
+ * match serviced late (interrupts held off, a counter written past it) adds
+ * to `since` once: one doubling step, which grows the time by the
+ * callback's, not by the delay. It doubles as well when the delivery loop
+ * runs the channel's callback a second time before the program got back
+ * the CPU (`again`), and utim__periodic_matched() doubles it when a match
+ * finds the previous callback still undelivered. Lock held.
  */
-void utim__periodic_handled(const utim_periph_t *p, unsigned ch, uint64_t t0) {
+void utim__periodic_handled(const utim_periph_t *p, unsigned ch, uint64_t t0, bool again) {
   utim_state_t *st = state_of(p);
   utim_chan_state_t *cs = &st->ch[ch];
   const uint64_t mask = utim_max(p);
   const uint64_t now = p->drv->read(p);
   const uint64_t took = (now - t0) & mask;
+  const uint64_t since = (uint64_t)cs->late + took;
   const uint64_t past = (now - cs->target) & mask;
+  const uint64_t ahead = (cs->target - now) & mask;
   uint64_t h = cs->handled;
-  if ((st->armed & UTIM_EVT_CH(ch)) != 0u && past < took) {
-    h = 2u * h + took + 1u;
+  if ((st->armed & UTIM_EVT_CH(ch)) != 0u && (again || past < since || ahead < since)) {
+    h = 2u * h + (again ? since : took) + 1u;
   } else {
     h = h / 2u > took ? h / 2u : took;
   }
@@ -75,6 +86,9 @@ bool utim__periodic_advance(const utim_periph_t *p, unsigned ch) {
     }
     const uint64_t now = p->drv->read(p);
     const uint64_t late = (now - cs->target) & mask;
+    if (attempt == 0u) {
+      cs->late = utim__add_sat32(0u, late);
+    }
     /* Distance to the first grid point after `now` (1 .. period), then on by
      * whole periods to the first one at least d + lead ahead, as far as one
      * compare reaches (utim_max()). */
@@ -110,10 +124,18 @@ void utim__periodic_matched(const utim_periph_t *p, uint32_t events) {
   utim_state_t *st = state_of(p);
   for (unsigned ch = 0u; events != 0u; ch++, events >>= 1) {
     if ((events & 1u) != 0u) {
-      if ((st->pending & UTIM_EVT_CH(ch)) != 0u) {
+      const uint32_t bit = UTIM_EVT_CH(ch);
+      utim_chan_state_t *cs = &st->ch[ch];
+      if ((st->pending & bit) != 0u) {
         /* The callback of an earlier match is still undelivered (masked, or
          * the delivery loop is busy): this match coalesces into it. */
-        st->ch[ch].skipped = utim__add_sat32(st->ch[ch].skipped, 1u);
+        cs->skipped = utim__add_sat32(cs->skipped, 1u);
+        if ((st->mask & bit) == 0u) {
+          /* Not masked: matches come faster than the program gets to their
+           * callbacks (the interrupt alone may take longer than the gap
+           * the re-arm leaves, and no callback runs to measure it). */
+          cs->handled = utim__add_sat32(0u, 2u * (uint64_t)cs->handled + cs->late + 1u);
+        }
       }
       (void)utim__periodic_advance(p, ch);
     }

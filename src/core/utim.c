@@ -38,6 +38,7 @@ void utim__unlock_deliver(const utim_periph_t *p, uint32_t key) {
     return;
   }
   st->in_dispatch = 1u;
+  uint32_t done = 0u; /* channels whose callback this loop has run */
   for (;;) {
     uint32_t ev = st->pending & ~st->mask;
     if (ev == 0u) {
@@ -75,8 +76,9 @@ void utim__unlock_deliver(const utim_periph_t *p, uint32_t key) {
         key = utim_port_lock();
         // cppcheck-suppress knownConditionTrueFalse ; the callback may clear or re-arm it
         if (timed && (st->periodic & bit) != 0u) {
-          utim__periodic_handled(p, ch, t0);
+          utim__periodic_handled(p, ch, t0, (done & bit) != 0u);
         }
+        done |= bit;
       }
     }
   }

@@ -5,6 +5,8 @@
  *        and chained instances with interrupts held off across the low half's
  *        wraps.
  */
+#include <stdatomic.h>
+
 #include "ct.h"
 #include "utim/chain.h"
 #include "utim/port.h"
@@ -44,6 +46,99 @@ static void ct_overrun_run(const utim_periph_t *p, uint64_t period, uint64_t spi
             (unsigned long long)credit, (unsigned long long)passed);
 }
 
+/* Every channel periodic at once: main's progress, and the callbacks that
+ * found it moved since the callback before (loads and stores only, see
+ * ct_recorder.c). */
+static atomic_uint ct_all_steps;
+static atomic_uint ct_all_calls;
+static atomic_uint ct_all_fresh;
+static atomic_uint ct_all_seen;
+static atomic_uint ct_all_streak;
+static atomic_uint ct_all_streak_max;
+static unsigned ct_all_limit;
+/* Callbacks in a row without the program running, at most, per channel. */
+#define CT_ALL_STREAK 24u
+
+static void ct_act_all(const utim_periph_t *p, unsigned ch) {
+  (void)ch;
+  const unsigned n = atomic_load_explicit(&ct_all_calls, memory_order_relaxed) + 1u;
+  atomic_store_explicit(&ct_all_calls, n, memory_order_relaxed);
+  const unsigned steps = atomic_load_explicit(&ct_all_steps, memory_order_relaxed);
+  if (steps != atomic_load_explicit(&ct_all_seen, memory_order_relaxed)) {
+    atomic_store_explicit(&ct_all_seen, steps, memory_order_relaxed);
+    atomic_store_explicit(&ct_all_fresh,
+                          atomic_load_explicit(&ct_all_fresh, memory_order_relaxed) + 1u,
+                          memory_order_relaxed);
+    atomic_store_explicit(&ct_all_streak, 0u, memory_order_relaxed);
+  } else {
+    const unsigned k = atomic_load_explicit(&ct_all_streak, memory_order_relaxed) + 1u;
+    atomic_store_explicit(&ct_all_streak, k, memory_order_relaxed);
+    if (k > atomic_load_explicit(&ct_all_streak_max, memory_order_relaxed)) {
+      atomic_store_explicit(&ct_all_streak_max, k, memory_order_relaxed);
+    }
+  }
+  if (n >= ct_all_limit) {
+    for (unsigned c = 0; c < utim_channels(p); c++) {
+      (void)utim_clear(p, c);
+    }
+  }
+}
+
+/*
+ * Every channel periodic at the minimum distance at once, at the fastest
+ * frequency, with callbacks that return at once: each arming call returns,
+ * and the program between the interrupts keeps running (before the
+ * overload guard also counted matches whose callback was still
+ * undelivered, two such channels of SIM_CHAIN32 kept the interrupt busy for
+ * good, inside the second utim_set_periodic()). The callbacks stop every
+ * channel after a fixed count.
+ */
+static void ct_overrun_all(const utim_periph_t *p) {
+  if (!ct_init_start(p, ct_hz_fastest(p))) {
+    return;
+  }
+  const uint64_t md = ct_md(p);
+  const uint64_t span = ct_min64(ct_max64(400u * md, 80u * ct_lat(p)), utim_max(p) / 4u);
+  th_context("%s every channel at period %llu", utim_name(p), (unsigned long long)md);
+  ct_ev_reset();
+  atomic_store_explicit(&ct_all_steps, 0u, memory_order_relaxed);
+  atomic_store_explicit(&ct_all_calls, 0u, memory_order_relaxed);
+  atomic_store_explicit(&ct_all_fresh, 0u, memory_order_relaxed);
+  atomic_store_explicit(&ct_all_seen, 0u, memory_order_relaxed);
+  atomic_store_explicit(&ct_all_streak, 0u, memory_order_relaxed);
+  atomic_store_explicit(&ct_all_streak_max, 0u, memory_order_relaxed);
+  ct_all_limit = 240u;
+  ct_set_action(ct_act_all);
+  for (unsigned ch = 0; ch < utim_channels(p); ch++) {
+    TH_EQ(utim_set_periodic(p, ch, md), 0);
+  }
+  /* Counted from here: callbacks during the arming calls ran while the
+   * program was in them. */
+  unsigned steps = 1u;
+  atomic_store_explicit(&ct_all_steps, steps, memory_order_relaxed);
+  atomic_store_explicit(&ct_all_streak, 0u, memory_order_relaxed);
+  atomic_store_explicit(&ct_all_streak_max, 0u, memory_order_relaxed);
+  const uint64_t start = utim_read(p);
+  while (atomic_load_explicit(&ct_all_calls, memory_order_relaxed) < ct_all_limit &&
+         ct_dist(p, start, utim_read(p)) < span) {
+    atomic_store_explicit(&ct_all_steps, ++steps, memory_order_relaxed);
+  }
+  for (unsigned ch = 0; ch < utim_channels(p); ch++) {
+    TH_EQ(utim_clear(p, ch), 0);
+  }
+  ct_set_action(NULL);
+  const unsigned calls = atomic_load_explicit(&ct_all_calls, memory_order_relaxed);
+  const unsigned fresh = atomic_load_explicit(&ct_all_fresh, memory_order_relaxed);
+  const unsigned streak = atomic_load_explicit(&ct_all_streak_max, memory_order_relaxed);
+  TH_CHECKF(calls >= 2u, "%u callbacks in %llu ticks", calls, (unsigned long long)span);
+  TH_CHECKF(streak <= CT_ALL_STREAK * utim_channels(p),
+            "%u callbacks in a row without the program running (%u of %u after it ran, %u "
+            "loop steps): interrupts took the CPU over",
+            streak, fresh, calls, steps);
+  th_note("%u callbacks, %u after the program ran, at most %u in a row without it, %u loop steps",
+          calls, fresh, streak, steps);
+}
+
 /*
  * A period utim_set_periodic() accepts but the instance may not sustain:
  * the minimum distance (each re-arm finds its target already due), and a
@@ -65,6 +160,7 @@ void ct_case_overrun(const utim_periph_t *p) {
     th_context("%s period %llu, callbacks of 3 periods", utim_name(p), (unsigned long long)period);
     ct_overrun_run(p, period, 3u * period, 40u * period);
   }
+  ct_overrun_all(p);
 }
 
 /* ---- chained instances: interrupts held off across low wraps --------------- */

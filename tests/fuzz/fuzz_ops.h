@@ -1,3 +1,4 @@
+// clang-format off
 /**
  * @file fuzz_ops.h
  * @brief Encoding of the inputs of the uAPI fuzz target (fuzz_uapi.c), shared
@@ -10,23 +11,28 @@
  * operations: an opcode byte (mod FUZZ_OPS) and its operands, little-endian,
  * missing bytes reading as 0:
  *
- * | opcode | operands | what |
- * |--------|----------|------|
- * | FUZZ_SET_ABS | ch(1) delta(4) | utim_set_abs(ch, counter + delta) |
- * | FUZZ_SET_REL | ch(1) ticks(4) | utim_set_rel(ch, ticks & max) |
- * | FUZZ_SET_PERIODIC | ch(1) period(2) | utim_set_periodic(ch, period clamped to min distance ..
- * max) | | FUZZ_CLEAR | ch(1) | utim_clear(ch) | | FUZZ_ADVANCE | ns(3) | let ns of virtual time
- * pass | | FUZZ_CRITICAL | units(2) | interrupts off for units x FUZZ_CRITICAL_NS_UNIT ns | |
- * FUZZ_STOP, FUZZ_START | - | utim_stop(), utim_start() | | FUZZ_WRITE | value(4) |
- * utim_write(value & max) | | FUZZ_MASK, FUZZ_UNMASK | bits(1) | channels (bits 0-6), overflow (bit
- * 7) | | FUZZ_STALL | k(1) units(2) | the next operation stalls units x FUZZ_STALL_NS_UNIT ns
- * before its k-th register access | | FUZZ_OVF_CB | on(1) | utim_set_overflow_cb() on (bit 0) or
- * off | | FUZZ_INVALID | kind(1) | one of the invalid calls (errors change nothing) | |
- * FUZZ_CB_ACTION | ch(1) act(1) arg(2) | what ch's next callback does (FUZZ_ACT_*) | | FUZZ_REINIT
- * | freq(1) | utim_init() at another frequency (as the header's byte) |
+ * | opcode            | operands              | what |
+ * |-------------------|-----------------------|------|
+ * | FUZZ_SET_ABS      | ch(1) delta(4)        | utim_set_abs(ch, counter + delta) |
+ * | FUZZ_SET_REL      | ch(1) ticks(4)        | utim_set_rel(ch, ticks & max) |
+ * | FUZZ_SET_PERIODIC | ch(1) period(2)       | utim_set_periodic(ch, period clamped to min distance .. max) |
+ * | FUZZ_CLEAR        | ch(1)                 | utim_clear(ch) |
+ * | FUZZ_ADVANCE      | ns(3)                 | let ns of virtual time pass |
+ * | FUZZ_CRITICAL     | units(2)              | interrupts off for units x FUZZ_CRITICAL_NS_UNIT ns |
+ * | FUZZ_STOP         | -                     | utim_stop() |
+ * | FUZZ_START        | -                     | utim_start() |
+ * | FUZZ_WRITE        | value(4)              | utim_write(value & max) |
+ * | FUZZ_MASK         | bits(1)               | mask channels (bits 0-6), overflow (bit 7) |
+ * | FUZZ_UNMASK       | bits(1)               | unmask, the same bits |
+ * | FUZZ_STALL        | k(1) units(2)         | the next operation stalls units x FUZZ_STALL_NS_UNIT ns before its k-th register access |
+ * | FUZZ_OVF_CB       | on(1)                 | utim_set_overflow_cb() on (bit 0) or off |
+ * | FUZZ_INVALID      | kind(1)               | one of the invalid calls (errors change nothing) |
+ * | FUZZ_CB_ACTION    | ch(1) act(1) arg(2)   | what ch's next callback does (FUZZ_ACT_*) |
+ * | FUZZ_REINIT       | freq(1)               | utim_init() at another frequency (as the header's byte) |
  */
 #ifndef UTIM_FUZZ_OPS_H
 #define UTIM_FUZZ_OPS_H
+// clang-format on
 
 /** @name Opcodes @{ */
 #define FUZZ_SET_ABS      0u  /**< see the table */
