@@ -57,6 +57,13 @@ typedef struct sim_timer {
   bool running;
 } sim_timer_t;
 
+/* A timer's earliest event whose flag is clear, while valid. */
+typedef struct sim_next {
+  uint64_t t;    /* its time, NEVER when none comes */
+  uint32_t bits; /* the events due then */
+  bool valid;    /* false once the timer's state (or its source's) changed */
+} sim_next_t;
+
 typedef struct sim_line {
   sim_isr_t fn;
   const void *arg;
@@ -66,6 +73,7 @@ static const sim_shape_t *g_shapes;
 static unsigned g_ntimers;
 static int g_src[SIM_MAX_TIMERS]; /* validated chain source, -1 for none */
 static sim_timer_t g_tm[SIM_MAX_TIMERS];
+static sim_next_t g_next[SIM_MAX_TIMERS]; /* run_to()'s cache, see changed() */
 static sim_line_t g_lines[SIM_IRQ_LINES];
 
 static uint64_t g_now;
@@ -302,35 +310,58 @@ static void deliver(void) {
   }
 }
 
+/* Timer x's state changed: forget its earliest event and that of every timer
+ * it clocks, directly or through others (chain links are acyclic). */
+static void changed(unsigned x) {
+  for (unsigned y = 0; y < g_ntimers; y++) {
+    for (int at = (int)y; at >= 0; at = g_src[at]) {
+      if ((unsigned)at == x) {
+        g_next[y].valid = false;
+        break;
+      }
+    }
+  }
+}
+
+/* Timer x's earliest event whose flag is clear (time and the events due
+ * then), computed from its state and that of its chain sources. */
+static sim_next_t earliest(unsigned x) {
+  const sim_timer_t *tm = &g_tm[x];
+  sim_next_t e = {.t = NEVER, .bits = 0u, .valid = true};
+  if (!tm->running) {
+    return e;
+  }
+  u128 n_now = ticks(x, g_now);
+  unsigned ncc = shape_ncc(&g_shapes[x]);
+  for (unsigned b = 0; b <= ncc; b++) {
+    uint32_t bit = b == ncc ? SIM_EVT_OVF : (1u << b);
+    if ((tm->events & bit) != 0u) {
+      continue;
+    }
+    uint64_t t = b == ncc ? next_overflow(x, n_now) : next_compare(x, b, n_now);
+    if (t == NEVER || t > e.t) {
+      continue;
+    }
+    e.bits = t < e.t ? bit : (e.bits | bit);
+    e.t = t;
+  }
+  return e;
+}
+
 /* Move time to target, stopping at each event whose flag is clear. Handlers
- * run from deliver() may move time past target; time never goes back. */
+ * run from deliver() may move time past target; time never goes back. A
+ * timer's earliest event is kept until its state changes (changed()): it
+ * depends on the time only through "the first one after now", and time never
+ * passes an event without stopping at it. */
 static void run_to(uint64_t target) {
   for (;;) {
     uint64_t best = NEVER;
-    uint32_t hit[SIM_MAX_TIMERS] = {0};
     for (unsigned x = 0; x < g_ntimers; x++) {
-      const sim_timer_t *tm = &g_tm[x];
-      if (!tm->running) {
-        continue;
+      if (!g_next[x].valid) {
+        g_next[x] = earliest(x);
       }
-      u128 n_now = ticks(x, g_now);
-      unsigned ncc = shape_ncc(&g_shapes[x]);
-      for (unsigned b = 0; b <= ncc; b++) {
-        uint32_t bit = b == ncc ? SIM_EVT_OVF : (1u << b);
-        if ((tm->events & bit) != 0u) {
-          continue;
-        }
-        uint64_t t = b == ncc ? next_overflow(x, n_now) : next_compare(x, b, n_now);
-        if (t == NEVER || t > best) {
-          continue;
-        }
-        if (t < best) {
-          best = t;
-          for (unsigned y = 0; y < g_ntimers; y++) {
-            hit[y] = 0;
-          }
-        }
-        hit[x] |= bit;
+      if (g_next[x].t < best) {
+        best = g_next[x].t;
       }
     }
     if (best == NEVER || best > target) {
@@ -339,8 +370,15 @@ static void run_to(uint64_t target) {
     if (best > g_now) {
       g_now = best;
     }
+    uint32_t hit[SIM_MAX_TIMERS] = {0};
     for (unsigned x = 0; x < g_ntimers; x++) {
-      g_tm[x].events |= hit[x];
+      hit[x] = g_next[x].t == best ? g_next[x].bits : 0u;
+    }
+    for (unsigned x = 0; x < g_ntimers; x++) {
+      if (hit[x] != 0u) {
+        g_tm[x].events |= hit[x];
+        changed(x);
+      }
     }
     deliver();
   }
@@ -398,6 +436,11 @@ static void write_clock(unsigned x, unsigned reg, uint64_t value) {
 static void reg_write(unsigned x, unsigned reg, uint64_t value) {
   const sim_shape_t *s = &g_shapes[x];
   sim_timer_t *tm = &g_tm[x];
+  /* Interrupt enables do not move events; everything else may. */
+  if (reg != SIM_REG_INTEN && reg != SIM_REG_INTEN_SET && reg != SIM_REG_INTEN_CLR &&
+      (reg != SIM_REG_EVENTS_CLR || (tm->events & (uint32_t)value) != 0u)) {
+    changed(x);
+  }
   switch (reg) {
   case SIM_REG_CTRL: {
     bool on = (value & SIM_CTRL_EN) != 0u;
@@ -504,6 +547,7 @@ void sim_irq_attach(unsigned line, sim_isr_t fn, const void *arg) {
 void sim_reset(void) {
   for (unsigned x = 0; x < SIM_MAX_TIMERS; x++) {
     g_tm[x] = (sim_timer_t){.div = 1u};
+    g_next[x].valid = false;
   }
   g_now = 0;
   g_accesses = 0;

@@ -73,6 +73,7 @@
 #define FUZZ_STALL_NS_UNIT    20u        /**< ns per unit of FUZZ_STALL (max 1.31 ms) */
 #define FUZZ_MAX_ACCESS_NS    32u        /**< register access cost: 0 .. 31 ns */
 #define FUZZ_MAX_OPS          256u       /**< operations of one input at most */
+#define FUZZ_MAX_CALLBACKS    20000u     /**< then periodic channels clear themselves */
 #define FUZZ_END_MAX_NS       500000000u /**< the end waits at most this long for one-shots */
 #define FUZZ_END_SLACK_NS     200000u    /**< and this much beyond their targets */
 /** @} */
