@@ -20,6 +20,8 @@ static unsigned th_n_run;
 static unsigned th_n_pass;
 static unsigned th_n_fail;
 static unsigned th_n_skip;
+static unsigned th_n_later;       /* passed only on a later attempt */
+static unsigned th_attempts = 1u; /* th_set_attempts() */
 
 static bool th_cur_failed;
 static bool th_cur_skipped;
@@ -393,19 +395,35 @@ bool th_test_failed(void) {
   return th_cur_failed;
 }
 
+void th_set_attempts(unsigned n) {
+  th_attempts = n == 0u ? 1u : n;
+}
+
 void th_run(const char *name, th_test_t fn, void *arg) {
   th_copy(th_cur_name, TH_NAME_LEN, name);
-  th_cur_failed = false;
-  th_cur_skipped = false;
-  th_cur_nfail = 0;
-  th_cur_detail[0] = '\0';
-  th_cur_skip[0] = '\0';
-  th_cur_context[0] = '\0';
-  if (th_setup_fn != NULL) {
-    th_setup_fn();
+  unsigned attempt = 1u;
+  for (;; attempt++) {
+    th_cur_failed = false;
+    th_cur_skipped = false;
+    th_cur_nfail = 0;
+    th_cur_detail[0] = '\0';
+    th_cur_skip[0] = '\0';
+    th_cur_context[0] = '\0';
+    if (th_setup_fn != NULL) {
+      th_setup_fn();
+    }
+    fn(arg);
+    if (!th_cur_failed || attempt >= th_attempts) {
+      break;
+    }
+    th_printf("# attempt %u of %u of \"%s\" failed (%s); running it again\n", attempt, th_attempts,
+              th_cur_name, th_cur_detail);
   }
-  fn(arg);
   th_n_run++;
+  if (attempt > 1u && !th_cur_failed) {
+    th_n_later++;
+    th_printf("# \"%s\" passed on attempt %u of %u\n", th_cur_name, attempt, th_attempts);
+  }
   if (th_cur_failed) {
     th_n_fail++;
     if (th_cur_nfail > 1u) {
@@ -429,6 +447,9 @@ unsigned th_failed(void) {
 
 int th_finish(void) {
   th_printf("1..%u\n", th_n_run);
+  if (th_n_later > 0u) {
+    th_printf("# %u of them passed only on a later attempt (see above)\n", th_n_later);
+  }
   if (th_n_skip > 0u) {
     th_printf("%u passed, %u failed, %u skipped\n", th_n_pass, th_n_fail, th_n_skip);
   } else {

@@ -75,9 +75,21 @@ void th_note(const char *fmt, ...) TH_PRINTF(1, 2);
 
 /**
  * @brief Run one test: the setup function, then @p fn(@p arg), then print its
- *        TAP line. @p name is copied, so a temporary buffer is fine.
+ *        TAP line. @p name is copied, so a temporary buffer is fine. With
+ *        th_set_attempts(n), a failed test is set up and run again, up to n
+ *        times in all; it passes if an attempt passes.
  */
 void th_run(const char *name, th_test_t fn, void *arg);
+
+/**
+ * @brief Attempts per test (default 1, 0 means 1). For suites that run in real
+ *        time on a shared host (the native board): a stall of the machine
+ *        (another process, the hypervisor) fails a latency bound once, a
+ *        defect fails every attempt. Each failed attempt is printed as a TAP
+ *        diagnostic with its first failure, a pass on a later attempt is
+ *        announced, and th_finish() counts those passes.
+ */
+void th_set_attempts(unsigned n);
 
 /**
  * @brief Set the context prefixed to failure messages of the running test
