@@ -3,7 +3,8 @@
 #         -P bench_native_check.cmake
 # Runs the command with short settings, --json and --json-out FILE, and checks that it exits 0
 # and prints one JSON document whose rows carry name, unit, median, mean, p99, max and n
-# (numbers), plus cpu_percent on sleep rows and the rows each command promises, and that FILE
+# (numbers), plus cpu_percent on sleep rows and the rows each command promises (and the
+# timeout's latency split at the end of the interrupt thread's sleep), and that FILE
 # holds the same document. Never checks speed.
 # Prints TAP lines and "N passed, N failed"; fails when any check fails.
 cmake_minimum_required(VERSION 3.20)
@@ -128,6 +129,33 @@ elseif(MODE STREQUAL "timeout")
     set(ok ON)
   endif()
   check(ok "alarm.hz is the frequency measured at (${hz})")
+  # The no-spin rows of 1 ms and longer sleep to the deadline: their latency
+  # is split at the end of the sleep, and utim's part comes after it.
+  set(ok ON)
+  set(bad "")
+  set(nsplit 0)
+  math(EXPR last "${nrows} - 1")
+  foreach(i RANGE ${last})
+    string(JSON name ERROR_VARIABLE e GET "${out}" rows ${i} name)
+    string(JSON tmo ERROR_VARIABLE e GET "${out}" rows ${i} timeout_us)
+    string(JSON measured ERROR_VARIABLE e GET "${out}" rows ${i} measured)
+    if(NOT name STREQUAL "native_alarm_nospin" OR tmo LESS 1000 OR measured STREQUAL "OFF")
+      continue()
+    endif()
+    string(JSON nw ERROR_VARIABLE e GET "${out}" rows ${i} deadline_wakes)
+    string(JSON path ERROR_VARIABLE e2 GET "${out}" rows ${i} utim_path_mean_ns)
+    string(JSON kt ERROR_VARIABLE e3 TYPE "${out}" rows ${i} kernel_wake_mean_ns)
+    if(e OR e2 OR e3 OR nw LESS 1 OR NOT kt STREQUAL "NUMBER" OR path LESS 0)
+      set(ok OFF)
+      set(bad "${tmo} us: deadline_wakes ${nw}, utim_path_mean_ns ${path}, kernel_wake_mean_ns ${kt}")
+    endif()
+    math(EXPR nsplit "${nsplit} + 1")
+  endforeach()
+  if(nsplit EQUAL 0)
+    set(ok OFF)
+    set(bad "no measured no-spin row of 1 ms or longer")
+  endif()
+  check(ok "no-spin rows split their latency at the end of the sleep ${bad}")
 endif()
 
 # The file is written from the same result as stdout, so it is the same document.

@@ -34,7 +34,11 @@ static void to_describe(FILE *f) {
           "When cyclictest (rt-tests) is in PATH, it runs with the same interval, count,\n"
           "priority and memory locking (cyclictest -t1 -i<us> -l<n> -p<prio> -m -v -N),\n"
           "and its per-wake-up latencies get the same statistics, in the same table.\n"
-          "Both run with /dev/cpu_dma_latency held at 0, as cyclictest does by default.\n",
+          "Both run with /dev/cpu_dma_latency held at 0, as cyclictest does by default.\n"
+          "The alarm rows without spin window also split each latency at the end of the\n"
+          "interrupt thread's sleep (native_irq_deadline_wake_ns()): the kernel's wake-up\n"
+          "(expiry to the end of the sleep) and utim's path after it (port lock, handler,\n"
+          "dispatch, to the callback's start).\n",
           NATIVE_IRQ_PRIORITY);
 }
 
@@ -55,7 +59,9 @@ static const bench_cli_t to_cli = {
     .json_help = "print one JSON document: {\"benchmark\":\"timeout\",\n"
                  "\"machine\":{...},\"alarm\":{...},\"rows\":[{\"name\":\"native_alarm\"|\n"
                  "\"cyclictest\",\"timeout_us\",\"unit\":\"ns\",\"median\",\"mean\",\"p99\",\n"
-                 "\"max\",\"min\",\"stddev\",\"n\",\"policy\",\"priority\"}]}",
+                 "\"max\",\"min\",\"stddev\",\"n\",\"policy\",\"priority\"; alarm rows also\n"
+                 "\"early\",\"irq_cpu_percent\",\"deadline_wakes\",\"kernel_wake_mean_ns\",\n"
+                 "\"utim_path_mean_ns\"}]}",
     .describe = to_describe,
 };
 

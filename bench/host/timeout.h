@@ -31,8 +31,15 @@ typedef struct bench_to_row {
   bench_stats_t st;    /**< latency statistics, ns */
   double irq_cpu;      /**< alarm rows: CPU % of the interrupt thread over the row, < 0 unknown */
   unsigned long early; /**< callbacks before the expiry (beyond the phase uncertainty) */
-  bool measured;       /**< st holds a measurement */
-  int error;           /**< 0, or an errno value / exit status explaining why not measured */
+  /**
+   * @brief Alarm rows: samples whose callback followed a sleep of the interrupt
+   *        thread that ended at its deadline (native_irq_deadline_wake_ns()).
+   */
+  unsigned long n_split;
+  double wake_mean; /**< over those: mean ns from the expiry to the end of the sleep (kernel) */
+  double path_mean; /**< over those: mean ns from the end of the sleep to the callback (utim) */
+  bool measured;    /**< st holds a measurement */
+  int error;        /**< 0, or an errno value / exit status explaining why not measured */
 } bench_to_row_t;
 
 /** @brief Everything `utim-bench timeout` measured and prints. */

@@ -37,6 +37,7 @@ typedef struct bench_to_ctx {
   sem_t done;
   volatile int64_t expiry; /* clock time of the armed value, written before arming */
   volatile int64_t latency;
+  volatile int64_t wake; /* native_irq_deadline_wake_ns() in the callback */
 } bench_to_ctx_t;
 
 static void on_compare(const utim_periph_t *p, unsigned ch, void *arg) {
@@ -46,6 +47,7 @@ static void on_compare(const utim_periph_t *p, unsigned ch, void *arg) {
   /* First thing: the callback's start is what is measured. */
   const int64_t now = utim_native_clock_ns(CLOCK_MONOTONIC);
   c->latency = now - c->expiry;
+  c->wake = native_irq_deadline_wake_ns();
   (void)sem_post(&c->done);
 }
 
@@ -89,9 +91,11 @@ static int wait_callback(bench_to_ctx_t *c, int64_t timeout_ns) {
   return 0;
 }
 
-/* One timeout; returns 0 with its latency in *lat, or an errno value. */
+/* One timeout; returns 0 with its latency in *lat and the interrupt
+ * thread's deadline wake-up before the callback in *wake (-1: none), or an
+ * errno value. */
 static int alarm_once(const bench_to_report_t *r, const utim_periph_t *p, bench_to_ctx_t *c,
-                      uint64_t ticks, int64_t *lat) {
+                      uint64_t ticks, int64_t *lat, int64_t *wake) {
   for (;;) {
     const uint64_t target = utim_read(p) + ticks;
     c->expiry = r->phase_ns + (int64_t)target * r->tick_ns;
@@ -109,6 +113,7 @@ static int alarm_once(const bench_to_report_t *r, const utim_periph_t *p, bench_
     return e;
   }
   *lat = c->latency;
+  *wake = c->wake;
   return 0;
 }
 
@@ -165,16 +170,31 @@ static void run_alarm(bench_to_report_t *r, const utim_periph_t *p, bench_to_ctx
     bench_progress("timeout: %s, %lld us x %lu", bench_to_alarm_name[mode],
                    (long long)bench_to_sizes_us[s], r->o->samples[s]);
     int64_t lat = 0;
+    int64_t wake = -1;
     row->irq_cpu = -1.0;
     for (unsigned k = 0; k < TO_WARMUP && row->error == 0 && bench_to_sizes_us[s] < 1000000; k++) {
-      row->error = alarm_once(r, p, c, ticks, &lat);
+      row->error = alarm_once(r, p, c, ticks, &lat, &wake);
     }
+    double wake_sum = 0.0;
+    double path_sum = 0.0;
     const int64_t cpu0 = irq_cpu_ns();
     const int64_t w0 = utim_native_clock_ns(CLOCK_MONOTONIC);
     for (unsigned long k = 0; k < r->o->samples[s] && row->error == 0; k++) {
-      row->error = alarm_once(r, p, c, ticks, &lat);
+      row->error = alarm_once(r, p, c, ticks, &lat, &wake);
       v[k] = (double)lat;
       row->early += lat < -r->phase_unc ? 1u : 0u;
+      if (row->error == 0 && wake >= 0) {
+        /* The kernel's share (expiry to the end of the sleep) and utim's
+         * (the end of the sleep to the callback's start). */
+        const int64_t expiry = c->expiry;
+        wake_sum += (double)(wake - expiry);
+        path_sum += (double)(expiry + lat - wake);
+        row->n_split++;
+      }
+    }
+    if (row->n_split != 0u) {
+      row->wake_mean = wake_sum / (double)row->n_split;
+      row->path_mean = path_sum / (double)row->n_split;
     }
     const int64_t w1 = utim_native_clock_ns(CLOCK_MONOTONIC);
     const int64_t cpu1 = irq_cpu_ns();

@@ -148,6 +148,18 @@ const native_tsc_info_t *native_tsc_info(void);
 native_irq_info_t native_irq_info(void);
 
 /**
+ * @brief Where a callback's latency went: called from a compare callback
+ *        (which runs on the interrupt thread), the CLOCK_MONOTONIC time in ns
+ *        at which the thread's sleep ended at its deadline just before this
+ *        handler pass; the kernel's share of the latency is that minus the
+ *        expiry, utim's (port lock, handler, dispatch) the callback's start
+ *        minus that. -1 when the pass did not follow a sleep that ended at
+ *        its deadline (it followed a spin or a raised line) or when called
+ *        from elsewhere.
+ */
+int64_t native_irq_deadline_wake_ns(void);
+
+/**
  * @brief Set the interrupt thread's spin window (see NATIVE_IRQ_SPIN_NS);
  *        0 turns spinning off (pure kernel timer: least CPU, most latency),
  *        except for a wait shorter than arming the kernel's timer costs

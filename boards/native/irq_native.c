@@ -70,6 +70,10 @@ static _Atomic uint64_t g_spin_ns = NATIVE_IRQ_SPIN_NS;
  * by a stall must not make the thread spin for long. */
 #define IRQ_MIN_SLEEP_CAP_NS 50000u
 static _Atomic uint64_t g_min_sleep_ns;
+/* When the last sleep ended at its deadline, during the handler pass that
+ * follows it; -1 otherwise (native_irq_deadline_wake_ns()). */
+static _Atomic int64_t g_deadline_wake_ns = -1;
+static _Thread_local bool t_on_irq_thread; /* true on the interrupt thread */
 static pthread_t g_thread;
 /* The one interrupt line every alarm raises. */
 static utim_native_line_t g_line;
@@ -99,6 +103,7 @@ static void spin_towards(unsigned na, int64_t spin) {
 static void *irq_thread(void *arg) {
   (void)arg;
   const unsigned na = atomic_load_explicit(&g_nalarms, memory_order_acquire);
+  t_on_irq_thread = true;
   /* Per thread: without it a SCHED_OTHER thread's wake-ups may come up to
    * 50 us late by design (SCHED_FIFO threads get no slack anyway). */
   (void)prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
@@ -117,6 +122,7 @@ static void *irq_thread(void *arg) {
     /* Read under the lock the raisers hold: a raise from here on changes
      * it, and the wait below then returns at once. */
     const uint32_t seen = utim_native_line_count(&g_line);
+    atomic_store_explicit(&g_deadline_wake_ns, -1, memory_order_relaxed);
     utim_port_unlock(key);
     int64_t spin = (int64_t)atomic_load_explicit(&g_spin_ns, memory_order_relaxed);
     int64_t min_sleep = (int64_t)atomic_load_explicit(&g_min_sleep_ns, memory_order_relaxed);
@@ -127,7 +133,11 @@ static void *irq_thread(void *arg) {
     }
     /* Until the spin window before the deadline, or a raise. The kernel
      * timer fires on this CPU, because this thread arms it. */
-    (void)utim_native_line_wait(&g_line, seen, earliest != INT64_MAX ? earliest - spin : 0);
+    int w = utim_native_line_wait(&g_line, seen, earliest != INT64_MAX ? earliest - spin : 0);
+    if (w == -ETIMEDOUT) {
+      atomic_store_explicit(&g_deadline_wake_ns, utim_native_clock_ns(CLOCK_MONOTONIC),
+                            memory_order_relaxed);
+    }
     atomic_fetch_add_explicit(&g_wakeups, 1u, memory_order_relaxed);
   }
   return NULL;
@@ -176,6 +186,13 @@ void native_irq_start(const utim_periph_t *const *alarms, unsigned n) {
     g_info.running = true;
     (void)pthread_setname_np(g_thread, "utim-irq");
   }
+}
+
+int64_t native_irq_deadline_wake_ns(void) {
+  if (!t_on_irq_thread) {
+    return -1;
+  }
+  return atomic_load_explicit(&g_deadline_wake_ns, memory_order_relaxed);
 }
 
 void native_irq_set_probe(uint64_t write_ns, uint32_t max_hz) {
