@@ -18,7 +18,7 @@
  * on the way except, at the highest digit that changes, the slot clk enters
  * (or the far list when a digit above the levels changes): one cascade.
  */
-#include "wheel.h"
+#include "utim/tm_wheel.h"
 
 #include <stddef.h>
 

@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "harness.h"
-#include "wheel.h"
+#include "utim/tm_wheel.h"
 
 #define SPAN_BITS (UTIM_TM_WHEEL_BITS * UTIM_TM_WHEEL_LEVELS)
 #define HALF      ((uint64_t)1 << 63)

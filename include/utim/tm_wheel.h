@@ -1,9 +1,10 @@
 /**
- * @file wheel.h
+ * @file tm_wheel.h
  * @brief The time manager's timing wheel: any number of pending expiries in
  *        64-bit ticks, O(1) insert and remove, expiries exact to the tick.
  *
- * Internal to the time manager (src/tm). A hierarchical timing wheel of
+ * The time manager's engine (src/tm/wheel.c); public so that utim_tm_t can
+ * be caller-owned (utim/tm.h). A hierarchical timing wheel of
  * UTIM_TM_WHEEL_LEVELS levels of 2^UTIM_TM_WHEEL_BITS slots, the digits of a
  * tick count in base 2^UTIM_TM_WHEEL_BITS. The wheel has its own time, @c clk:
  * an entry with expiry @c e lies on the level of the highest digit in which

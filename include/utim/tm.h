@@ -1,0 +1,232 @@
+/**
+ * @file tm.h
+ * @brief The time manager: any number of software timers and task delays on
+ *        one channel of one utim instance, a 64-bit system time, ticked or
+ *        tickless. Built on the uAPI only; no heap (the caller owns the
+ *        manager and every timer).
+ *
+ * **System time.** A 64-bit count of the instance's ticks since
+ * utim_tm_init(), extended from a counter of any width: each read adds the
+ * counter's advance since the previous read (modulo its range). Reads are at
+ * most half a counter range apart, because the manager's own interrupt (the
+ * channel's compare, or the tick) comes at least that often. So the time
+ * never goes back, also when read while a wrap is pending or from a
+ * callback, as long as interrupts are never held off for more than half the
+ * counter's range (e.g. 2 ms for a 16-bit counter at 16 MHz, 134 s for a
+ * 32-bit one at 16 MHz): the longest interrupt-off time it tolerates.
+ * utim_tm_set_time() shifts the reported time (an offset); pending timers
+ * keep their remaining durations.
+ *
+ * **Timers.** One-shot or periodic, relative or absolute (in system time),
+ * started, stopped and restarted from task context and from callbacks (a
+ * callback may start or stop any timer, itself included). Semantics:
+ * - never early: a callback runs when the system time has reached its
+ *   expiry (tickless: as soon as the interrupt comes; ticked: at the first
+ *   tick at or after it, so at most one tick late);
+ * - exactly once per expiry of a setting;
+ * - after utim_tm_stop() (or a restart) returns, the callback does not run
+ *   for the setting it ended;
+ * - periodic timers stay on their grid (expiry k is start + k x period,
+ *   without drift); when the manager could not run a callback for several
+ *   grid points, it runs it once and utim_tm_overrun() says how many were
+ *   coalesced (like POSIX timer_getoverrun());
+ * - an expiry farther than the counter's range is fine (the channel is
+ *   re-armed on the way, at most half a range at a time).
+ * Callbacks run in the instance's interrupt context with the port lock held
+ * (utim_port_lock()), like utim's own callbacks; every function here takes
+ * the port lock too, so it can be called from anywhere.
+ *
+ * **Modes.** Tickless: the channel is armed for the earliest expiry (or half
+ * a range ahead, whichever comes first). Ticked: the channel is periodic at
+ * the configured tick and each tick advances the timers; expiries are
+ * rounded up to the tick. One code path serves both.
+ */
+#ifndef UTIM_TM_H
+#define UTIM_TM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "utim/tm_wheel.h"
+#include "utim/utim.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct utim_tm utim_tm_t;             /**< a time manager */
+typedef struct utim_tm_timer utim_tm_timer_t; /**< a software timer */
+
+/**
+ * @brief A timer's callback: the manager, the timer, and the argument given
+ *        to utim_tm_timer_init(). Runs with the port lock held.
+ */
+typedef void (*utim_tm_cb_t)(utim_tm_t *tm, utim_tm_timer_t *t, void *arg);
+
+/**
+ * @brief A software timer, owned by the caller; 32 bytes on 32-bit targets.
+ *        Set up with utim_tm_timer_init(); its fields are the manager's.
+ */
+struct utim_tm_timer {
+  utim_tm_node_t node; /**< its place on the wheel (expiry in internal ticks) */
+  uint64_t period;     /**< 0: one-shot; else the period in ticks */
+  utim_tm_cb_t cb;     /**< the callback */
+  void *arg;           /**< its argument */
+};
+
+/** @brief How the manager drives its channel. */
+typedef enum utim_tm_mode {
+  UTIM_TM_TICKLESS = 0, /**< armed for the earliest expiry */
+  UTIM_TM_TICKED = 1,   /**< a periodic tick advances the timers */
+} utim_tm_mode_t;
+
+/** @brief The manager, owned by the caller (fixed size, see tm_wheel.h). */
+struct utim_tm {
+  utim_tm_wheel_t wheel;  /**< pending timers, in internal ticks */
+  const utim_periph_t *p; /**< the instance */
+  unsigned ch;            /**< its channel */
+  utim_tm_mode_t mode;    /**< ticked or tickless */
+  uint64_t tick;          /**< ticked: the tick in counter ticks */
+  uint64_t max;           /**< the counter's maximum */
+  uint64_t last;          /**< internal time at the last read */
+  uint64_t last_raw;      /**< the counter then */
+  uint64_t offset;        /**< reported time = internal + offset */
+  uint64_t armed;         /**< tickless: internal time the channel is armed for */
+  uint32_t overrun;       /**< coalesced expiries of the running callback */
+  bool running;           /**< utim_tm_init() succeeded */
+};
+
+/**
+ * @brief Start a time manager on channel @p ch of @p p. The instance must be
+ *        initialised (utim_init()) and running (utim_start()); the manager
+ *        takes its compare callback for all channels (utim_set_compare_cb()),
+ *        so the instance belongs to it. In ticked mode the channel is made
+ *        periodic with @p tick counter ticks.
+ * @param tm   the manager (its old contents are ignored)
+ * @param p    the instance
+ * @param ch   the channel
+ * @param mode UTIM_TM_TICKLESS or UTIM_TM_TICKED
+ * @param tick ticked mode: the tick in counter ticks (at least the minimum
+ *             distance, at most half the counter's range); ignored tickless
+ * @retval 0 started
+ * @retval -EINVAL @p tm or @p p NULL, @p ch not a channel of @p p, @p mode
+ *         unknown, or @p tick out of range in ticked mode
+ * @retval -ENOTSUP @p p has no channels
+ * Errors leave @p tm not running and the instance unchanged.
+ */
+int utim_tm_init(utim_tm_t *tm, const utim_periph_t *p, unsigned ch, utim_tm_mode_t mode,
+                 uint64_t tick);
+
+/**
+ * @brief Stop the manager: its channel is cleared and its pending timers are
+ *        dropped (none of their callbacks runs afterwards).
+ * @param tm the manager
+ * @retval 0 done
+ * @retval -EINVAL @p tm NULL or not running
+ */
+int utim_tm_deinit(utim_tm_t *tm);
+
+/**
+ * @brief The system time in ticks of the instance (internal time + offset).
+ * @param tm the manager (running)
+ * @return the time; 0 when @p tm is NULL or not running
+ */
+uint64_t utim_tm_now(utim_tm_t *tm);
+
+/**
+ * @brief Make the system time read @p t from now on; pending timers keep
+ *        their remaining durations (absolute expiries given before are
+ *        shifted along with the time).
+ * @param tm the manager
+ * @param t  the new time
+ * @retval 0 done
+ * @retval -EINVAL @p tm NULL or not running
+ */
+int utim_tm_set_time(utim_tm_t *tm, uint64_t t);
+
+/**
+ * @brief Prepare a timer (not pending). Call once before its first start;
+ *        not while it is pending.
+ * @param t   the timer
+ * @param cb  its callback (not NULL)
+ * @param arg the callback's argument
+ */
+void utim_tm_timer_init(utim_tm_timer_t *t, utim_tm_cb_t cb, void *arg);
+
+/**
+ * @brief Start (or restart) @p t to expire @p ticks from now, then every
+ *        @p period ticks (0: once). A pending setting is replaced: its
+ *        callback does not run for it.
+ * @param tm     the manager
+ * @param t      the timer (initialised)
+ * @param ticks  ticks from now, 0 to 2^62 (0: at once, from the interrupt)
+ * @param period 0, or the period in ticks, 1 to 2^62
+ * @retval 0 started
+ * @retval -EINVAL NULL argument, manager not running, timer without
+ *         callback, or @p ticks / @p period out of range; nothing changed
+ */
+int utim_tm_start(utim_tm_t *tm, utim_tm_timer_t *t, uint64_t ticks, uint64_t period);
+
+/**
+ * @brief Start (or restart) @p t to expire when the system time reaches
+ *        @p when, then every @p period ticks. A time not ahead of now (or
+ *        more than 2^62 ahead) is due at once.
+ * @param tm     the manager
+ * @param t      the timer (initialised)
+ * @param when   the system time of the first expiry
+ * @param period 0, or the period in ticks, 1 to 2^62
+ * @retval 0 started
+ * @retval -EINVAL as utim_tm_start(); nothing changed
+ */
+int utim_tm_start_at(utim_tm_t *tm, utim_tm_timer_t *t, uint64_t when, uint64_t period);
+
+/**
+ * @brief Stop @p t. When it returns, its callback does not run for the
+ *        setting it ended; from the timer's own callback, a periodic timer
+ *        stops there. Stopping a timer that is not pending is fine.
+ * @param tm the manager
+ * @param t  the timer
+ * @retval 0 stopped (or was not pending)
+ * @retval -EINVAL NULL argument or manager not running
+ */
+int utim_tm_stop(utim_tm_t *tm, utim_tm_timer_t *t);
+
+/** @brief Whether @p t is pending (started and not yet expired or stopped). */
+bool utim_tm_pending(const utim_tm_timer_t *t);
+
+/**
+ * @brief The system time of @p t's next expiry.
+ * @param tm  the manager
+ * @param t   the timer
+ * @param out the time
+ * @retval 0 done
+ * @retval -EINVAL NULL argument or manager not running
+ * @retval -ENOENT @p t is not pending
+ */
+int utim_tm_expiry(utim_tm_t *tm, const utim_tm_timer_t *t, uint64_t *out);
+
+/**
+ * @brief Ticks until @p t's next expiry (0 when due).
+ * @param tm  the manager
+ * @param t   the timer
+ * @param out the ticks
+ * @retval 0 done
+ * @retval -EINVAL NULL argument or manager not running
+ * @retval -ENOENT @p t is not pending
+ */
+int utim_tm_remaining(utim_tm_t *tm, const utim_tm_timer_t *t, uint64_t *out);
+
+/**
+ * @brief From a periodic timer's callback: the grid points that passed
+ *        without a callback of their own and are accounted for by this one
+ *        (0 when the manager kept up). Elsewhere: that of the last callback.
+ * @param tm the manager
+ * @return the count (saturated at UINT32_MAX); 0 when @p tm is NULL
+ */
+uint32_t utim_tm_overrun(const utim_tm_t *tm);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* UTIM_TM_H */

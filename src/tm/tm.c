@@ -1,0 +1,271 @@
+/*
+ * The time manager (see utim/tm.h): system time, software timers on the
+ * timing wheel (wheel.c), the channel armed tickless or ticked. Uses the
+ * uAPI and the port lock only.
+ *
+ * Internal time is the 64-bit count of the instance's ticks since
+ * utim_tm_init(); the wheel runs on it, the reported time adds the offset
+ * utim_tm_set_time() sets, so a new reported time moves no expiry.
+ */
+#include "utim/tm.h"
+
+#include <stddef.h>
+
+#include "utim/port.h"
+
+/* Expiries farther than this are refused (well inside the wheel's "ahead"). */
+#define TM_MAX_AHEAD ((uint64_t)1 << 62)
+/* Modular time: a difference of 2^63 or more is "behind". */
+#define TM_HALF ((uint64_t)1 << 63)
+
+/* Half the counter's range: the longest the channel is left unarmed for,
+ * so reads of the counter are never a whole range apart. */
+static uint64_t half_range(const utim_tm_t *tm) {
+  return (tm->max >> 1) + 1u;
+}
+
+/* Internal time now, extended from the counter; under the port lock. */
+static uint64_t now_locked(utim_tm_t *tm) {
+  const uint64_t raw = utim_read(tm->p);
+  tm->last += (raw - tm->last_raw) & tm->max;
+  tm->last_raw = raw;
+  return tm->last;
+}
+
+/* Tickless: arm the channel for the earliest expiry, or half a range ahead
+ * when that is sooner (the checkpoint that keeps the time extension right).
+ * Only when that is earlier than what the channel is armed for, unless
+ * forced (after the channel's interrupt, which used up its setting). */
+static void program(utim_tm_t *tm, bool force) {
+  const uint64_t now = now_locked(tm);
+  uint64_t target = now + half_range(tm);
+  uint64_t next = 0;
+  if (utim_tm_wheel_next(&tm->wheel, &next)) {
+    if (next - now >= TM_HALF) {
+      target = now; /* due: the wheel's time is behind now */
+    } else if (next - now < target - now) {
+      target = next;
+    }
+  }
+  if (!force && target - now >= tm->armed - now) {
+    return; /* armed for an earlier moment already */
+  }
+  tm->armed = target;
+  const uint64_t ahead = target - now;
+  if (utim_set_abs(tm->p, tm->ch, (tm->last_raw + ahead) & tm->max) != 0) {
+    /* Passed or closer than the minimum distance by now: at once. */
+    (void)utim_set_rel(tm->p, tm->ch, 0u);
+  }
+}
+
+static void expire(utim_tm_node_t *n, void *ctx) {
+  utim_tm_t *tm = ctx;
+  utim_tm_timer_t *t = (utim_tm_timer_t *)(void *)n;
+  tm->overrun = 0;
+  if (t->period != 0u) {
+    /* Its next grid point after the time the wheel was advanced to. */
+    const uint64_t due = n->expiry;
+    const uint64_t now = tm->last;
+    uint64_t next = due + t->period;
+    if (now - next < TM_HALF) {
+      const uint64_t k = (now - due) / t->period;
+      tm->overrun = k > UINT32_MAX ? UINT32_MAX : (uint32_t)k;
+      next = due + (k + 1u) * t->period;
+    }
+    utim_tm_wheel_insert(&tm->wheel, n, next);
+  }
+  t->cb(tm, t, t->arg);
+}
+
+static void on_compare(const utim_periph_t *p, unsigned ch, void *arg) {
+  utim_tm_t *tm = arg;
+  (void)p;
+  if (!tm->running || ch != tm->ch) {
+    return;
+  }
+  const uint64_t now = now_locked(tm);
+  (void)utim_tm_wheel_advance(&tm->wheel, now, expire, tm);
+  if (tm->mode == UTIM_TM_TICKLESS) {
+    program(tm, true);
+  }
+}
+
+int utim_tm_init(utim_tm_t *tm, const utim_periph_t *p, unsigned ch, utim_tm_mode_t mode,
+                 uint64_t tick) {
+  if (tm == NULL || p == NULL) {
+    return -EINVAL;
+  }
+  tm->running = false;
+  if (utim_channels(p) == 0u) {
+    return -ENOTSUP;
+  }
+  const uint64_t max = utim_max(p);
+  if (ch >= utim_channels(p) || (mode != UTIM_TM_TICKLESS && mode != UTIM_TM_TICKED) ||
+      (mode == UTIM_TM_TICKED && (tick < utim_min_distance(p) || tick > (max >> 1) + 1u))) {
+    return -EINVAL;
+  }
+  const uint32_t key = utim_port_lock();
+  tm->p = p;
+  tm->ch = ch;
+  tm->mode = mode;
+  tm->tick = mode == UTIM_TM_TICKED ? tick : 0u;
+  tm->max = max;
+  tm->last = 0u;
+  tm->last_raw = utim_read(p);
+  tm->offset = 0u;
+  tm->overrun = 0u;
+  utim_tm_wheel_init(&tm->wheel, 0u);
+  int rc = utim_set_compare_cb(p, on_compare, tm);
+  if (rc == 0) {
+    tm->running = true;
+    if (mode == UTIM_TM_TICKED) {
+      rc = utim_set_periodic(p, ch, tick);
+    } else {
+      tm->armed = half_range(tm); /* forced below */
+      program(tm, true);
+    }
+    if (rc != 0) {
+      tm->running = false;
+      (void)utim_set_compare_cb(p, NULL, NULL);
+    }
+  }
+  utim_port_unlock(key);
+  return rc;
+}
+
+/* Take every pending timer off the wheel (their nodes read "not pending"). */
+static void drop_list(utim_tm_wheel_t *w, utim_tm_link_t *head) {
+  while (head->next != head) {
+    utim_tm_wheel_remove(w, (utim_tm_node_t *)(void *)head->next);
+  }
+}
+
+int utim_tm_deinit(utim_tm_t *tm) {
+  if (tm == NULL || !tm->running) {
+    return -EINVAL;
+  }
+  const uint32_t key = utim_port_lock();
+  (void)utim_clear(tm->p, tm->ch);
+  (void)utim_set_compare_cb(tm->p, NULL, NULL);
+  for (unsigned i = 0; i < UTIM_TM_WHEEL_LEVELS * UTIM_TM_WHEEL_SLOTS; i++) {
+    drop_list(&tm->wheel, &tm->wheel.slot[i]);
+  }
+  drop_list(&tm->wheel, &tm->wheel.far);
+  tm->running = false;
+  utim_port_unlock(key);
+  return 0;
+}
+
+uint64_t utim_tm_now(utim_tm_t *tm) {
+  if (tm == NULL || !tm->running) {
+    return 0u;
+  }
+  const uint32_t key = utim_port_lock();
+  const uint64_t t = now_locked(tm) + tm->offset;
+  utim_port_unlock(key);
+  return t;
+}
+
+int utim_tm_set_time(utim_tm_t *tm, uint64_t t) {
+  if (tm == NULL || !tm->running) {
+    return -EINVAL;
+  }
+  const uint32_t key = utim_port_lock();
+  tm->offset = t - now_locked(tm);
+  utim_port_unlock(key);
+  return 0;
+}
+
+void utim_tm_timer_init(utim_tm_timer_t *t, utim_tm_cb_t cb, void *arg) {
+  if (t == NULL) {
+    return;
+  }
+  t->node.link.next = NULL;
+  t->node.link.prev = NULL;
+  t->node.expiry = 0u;
+  t->period = 0u;
+  t->cb = cb;
+  t->arg = arg;
+}
+
+/* Start t: relative (v ticks from now) or at reported time v. */
+static int start_internal(utim_tm_t *tm, utim_tm_timer_t *t, bool relative, uint64_t v,
+                          uint64_t period) {
+  if (tm == NULL || t == NULL || !tm->running || t->cb == NULL || period > TM_MAX_AHEAD ||
+      (relative && v > TM_MAX_AHEAD)) {
+    return -EINVAL;
+  }
+  const uint32_t key = utim_port_lock();
+  const uint64_t now = now_locked(tm);
+  uint64_t at = relative ? now + v : v - tm->offset;
+  if (!relative && at - now > TM_MAX_AHEAD && at - now < TM_HALF) {
+    utim_port_unlock(key);
+    return -EINVAL;
+  }
+  if (at - now >= TM_HALF) {
+    at = now; /* in the past: due at once */
+  }
+  utim_tm_wheel_remove(&tm->wheel, &t->node);
+  t->period = period;
+  utim_tm_wheel_insert(&tm->wheel, &t->node, at);
+  if (tm->mode == UTIM_TM_TICKLESS) {
+    program(tm, false);
+  }
+  utim_port_unlock(key);
+  return 0;
+}
+
+int utim_tm_start(utim_tm_t *tm, utim_tm_timer_t *t, uint64_t ticks, uint64_t period) {
+  return start_internal(tm, t, true, ticks, period);
+}
+
+int utim_tm_start_at(utim_tm_t *tm, utim_tm_timer_t *t, uint64_t when, uint64_t period) {
+  return start_internal(tm, t, false, when, period);
+}
+
+int utim_tm_stop(utim_tm_t *tm, utim_tm_timer_t *t) {
+  if (tm == NULL || t == NULL || !tm->running) {
+    return -EINVAL;
+  }
+  const uint32_t key = utim_port_lock();
+  utim_tm_wheel_remove(&tm->wheel, &t->node);
+  utim_port_unlock(key);
+  return 0;
+}
+
+bool utim_tm_pending(const utim_tm_timer_t *t) {
+  return t != NULL && utim_tm_node_pending(&t->node);
+}
+
+int utim_tm_expiry(utim_tm_t *tm, const utim_tm_timer_t *t, uint64_t *out) {
+  if (tm == NULL || t == NULL || out == NULL || !tm->running) {
+    return -EINVAL;
+  }
+  const uint32_t key = utim_port_lock();
+  int rc = -ENOENT;
+  if (utim_tm_node_pending(&t->node)) {
+    *out = t->node.expiry + tm->offset;
+    rc = 0;
+  }
+  utim_port_unlock(key);
+  return rc;
+}
+
+int utim_tm_remaining(utim_tm_t *tm, const utim_tm_timer_t *t, uint64_t *out) {
+  if (tm == NULL || t == NULL || out == NULL || !tm->running) {
+    return -EINVAL;
+  }
+  const uint32_t key = utim_port_lock();
+  int rc = -ENOENT;
+  if (utim_tm_node_pending(&t->node)) {
+    const uint64_t ahead = t->node.expiry - now_locked(tm);
+    *out = ahead >= TM_HALF ? 0u : ahead;
+    rc = 0;
+  }
+  utim_port_unlock(key);
+  return rc;
+}
+
+uint32_t utim_tm_overrun(const utim_tm_t *tm) {
+  return tm == NULL ? 0u : tm->overrun;
+}

@@ -1,0 +1,435 @@
+/**
+ * @file test_tm_sim.c
+ * @brief The time manager (src/tm) on every sim instance with a channel (8 to
+ *        64 bits, chained ones included), tickless and ticked, in virtual
+ *        time: argument errors, the system time against virtual time (also
+ *        read from callbacks and across interrupt-off periods shorter than
+ *        half a counter range), and a seeded random run of starts, restarts,
+ *        stops (from task context and from callbacks), time advances and
+ *        interrupt-off periods against a model of every timer: never early,
+ *        never later than the bound of the mode, exactly once per expiry,
+ *        periodic timers on their grid with their overruns accounted, no
+ *        callback after a stop, none lost.
+ *
+ * Usage: test_tm_sim [--seed N] [--ops N]
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "board_sim.h"
+#include "harness.h"
+#include "sim.h"
+#include "utim/port.h"
+#include "utim/tm.h"
+#include "utim/utim.h"
+
+#define NT      48u       /* timers of the random run */
+#define HZ_WANT 16000000u /* counter frequency asked for */
+#define HALF    ((uint64_t)1 << 63)
+
+static unsigned long long opt_seed = 7u;
+static unsigned long long opt_ops = 20000u;
+
+static uint64_t rng_state;
+
+static uint64_t rnd(void) {
+  uint64_t z = (rng_state += 0x9e3779b97f4a7c15u);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+  return z ^ (z >> 31);
+}
+
+/* ---- the instance under test and a reference time from virtual time -------- */
+
+static const utim_periph_t *inst;
+static uint32_t hz;
+static uint64_t t_init_ns; /* virtual time of utim_tm_init() */
+static utim_tm_t tm;
+
+/* Counter ticks since the manager started, from virtual time: the manager's
+ * internal time must stay within a tick or two of it. */
+static uint64_t ref_ticks(void) {
+  return (uint64_t)(((unsigned __int128)(sim_now() - t_init_ns) * hz) / 1000000000u);
+}
+
+static uint64_t ns_of(uint64_t ticks) {
+  return (uint64_t)(((unsigned __int128)ticks * 1000000000u + hz - 1u) / hz);
+}
+
+/* Half the counter's range in ns (the manager's interrupt-off tolerance),
+ * capped at 2 ms to keep the runs short on wide counters. */
+static uint64_t half_range_ns(const utim_periph_t *p) {
+  const uint64_t half = (utim_max(p) >> 1) + 1u;
+  const uint64_t cap = 2000000u;
+  return half >= (uint64_t)hz ? cap : (ns_of(half) > cap ? cap : ns_of(half));
+}
+
+static bool setup(const utim_periph_t *p, utim_tm_mode_t mode, uint64_t tick) {
+  sim_reset();
+  inst = p;
+  if (!TH_EQ(utim_closest_freq(p, HZ_WANT, UTIM_CLOCK_DEFAULT, &hz), 0) ||
+      !TH_EQ(utim_init(p, hz, UTIM_CLOCK_DEFAULT), 0) || !TH_EQ(utim_start(p), 0)) {
+    return false;
+  }
+  /* The manager counts from the counter's value at init: start both at once. */
+  t_init_ns = sim_now();
+  const int rc = utim_tm_init(&tm, p, 0, mode, tick);
+  return TH_EQ(rc, 0);
+}
+
+/* The ticked mode's tick: about 50 us, at most half the counter's range. */
+static uint64_t tick_for(const utim_periph_t *p) {
+  uint64_t t = hz / 20000u;
+  const uint64_t half = (utim_max(p) >> 1) + 1u;
+  if (t > half) {
+    t = half;
+  }
+  if (t < utim_min_distance(p)) {
+    t = utim_min_distance(p);
+  }
+  return t;
+}
+
+/* ---- argument errors --------------------------------------------------------- */
+
+static void noop_cb(utim_tm_t *m, utim_tm_timer_t *t, void *arg) {
+  (void)m;
+  (void)t;
+  (void)arg;
+}
+
+static void t_errors(void *arg) {
+  (void)arg;
+  const utim_periph_t *p = utim_by_name("SIM_TIMER16");
+  sim_reset();
+  TH_EQ(utim_init(p, 1000000u, UTIM_CLOCK_DEFAULT), 0);
+  TH_EQ(utim_start(p), 0);
+  utim_tm_t m;
+  TH_EQ(utim_tm_init(NULL, p, 0, UTIM_TM_TICKLESS, 0), -EINVAL);
+  TH_EQ(utim_tm_init(&m, NULL, 0, UTIM_TM_TICKLESS, 0), -EINVAL);
+  TH_EQ(utim_tm_init(&m, p, utim_channels(p), UTIM_TM_TICKLESS, 0), -EINVAL);
+  TH_EQ(utim_tm_init(&m, p, 0, (utim_tm_mode_t)7, 0), -EINVAL);
+  TH_EQ(utim_tm_init(&m, p, 0, UTIM_TM_TICKED, 0), -EINVAL);
+  TH_EQ(utim_tm_init(&m, p, 0, UTIM_TM_TICKED, (utim_max(p) >> 1) + 2u), -EINVAL);
+  TH_CHECK(!m.running);
+  TH_EQU(utim_tm_now(&m), 0);
+  utim_tm_timer_t t;
+  utim_tm_timer_init(&t, noop_cb, NULL);
+  TH_EQ(utim_tm_start(&m, &t, 10, 0), -EINVAL); /* not running */
+  TH_EQ(utim_tm_init(&m, p, 0, UTIM_TM_TICKLESS, 0), 0);
+  TH_EQ(utim_tm_start(&m, &t, ((uint64_t)1 << 62) + 1u, 0), -EINVAL);
+  TH_EQ(utim_tm_start(&m, &t, 10, ((uint64_t)1 << 62) + 1u), -EINVAL);
+  TH_EQ(utim_tm_start_at(&m, &t, utim_tm_now(&m) + ((uint64_t)1 << 62) + 5u, 0), -EINVAL);
+  TH_CHECK(!utim_tm_pending(&t));
+  utim_tm_timer_t nocb;
+  utim_tm_timer_init(&nocb, NULL, NULL);
+  TH_EQ(utim_tm_start(&m, &nocb, 10, 0), -EINVAL);
+  uint64_t v = 0;
+  TH_EQ(utim_tm_expiry(&m, &t, &v), -ENOENT);
+  TH_EQ(utim_tm_remaining(&m, &t, &v), -ENOENT);
+  TH_EQ(utim_tm_stop(&m, &t), 0); /* not pending: fine */
+  TH_EQ(utim_tm_start(&m, &t, 1000u, 0), 0);
+  TH_EQ(utim_tm_remaining(&m, &t, &v), 0);
+  TH_CHECKF(v <= 1000u && v >= 990u, "remaining %" PRIu64, v);
+  /* A new system time moves no expiry: the remaining time stays. */
+  TH_EQ(utim_tm_set_time(&m, 5000000u), 0);
+  uint64_t v2 = 0;
+  TH_EQ(utim_tm_remaining(&m, &t, &v2), 0);
+  TH_CHECKF(v2 <= v && v2 + 5u >= v, "remaining %" PRIu64 " then %" PRIu64, v, v2);
+  TH_EQ(utim_tm_expiry(&m, &t, &v), 0);
+  TH_CHECKF(v - utim_tm_now(&m) == v2 || v - utim_tm_now(&m) + 1u == v2, "expiry %" PRIu64, v);
+  TH_EQ(utim_tm_deinit(&m), 0);
+  TH_CHECK(!utim_tm_pending(&t));
+  TH_EQ(utim_tm_deinit(&m), -EINVAL);
+}
+
+/* ---- system time ------------------------------------------------------------ */
+
+static void t_time(void *arg) {
+  const utim_periph_t *p = arg;
+  th_context("%s", utim_name(p));
+  if (!setup(p, UTIM_TM_TICKLESS, 0)) {
+    return;
+  }
+  rng_state = 99u;
+  const uint64_t half_ns = half_range_ns(p);
+  uint64_t prev = 0;
+  /* 4 full counter ranges or 50 ms, whichever is longer (capped at 2 s). */
+  uint64_t span = ns_of(utim_max(p) > ((uint64_t)1 << 40) ? 0u : (utim_max(p) + 1u) * 4u);
+  span = span < 50000000u ? 50000000u : (span > 2000000000u ? 2000000000u : span);
+  const uint64_t end = sim_now() + span;
+  unsigned checks = 0;
+  while (sim_now() < end) {
+    const uint64_t r = rnd() % 4u;
+    if (r == 0u) {
+      /* Interrupts held off for up to 90 % of half a range (the tolerance). */
+      const uint32_t key = utim_port_lock();
+      sim_advance(rnd() % (half_ns - half_ns / 10u));
+      const uint64_t t = utim_tm_now(&tm);
+      utim_port_unlock(key);
+      TH_CHECKF(t >= prev, "time went back: %" PRIu64 " then %" PRIu64, prev, t);
+      prev = t;
+    } else {
+      sim_advance(rnd() % (half_ns * 3u));
+    }
+    /* Bracketed: an interrupt let in by the read's own unlock runs after
+     * the counter was read and before the call returns. */
+    const uint64_t ref0 = ref_ticks();
+    const uint64_t t = utim_tm_now(&tm);
+    const uint64_t ref = ref_ticks();
+    if (!TH_CHECKF(t >= prev && t + 2u >= ref0 && t <= ref + 2u,
+                   "time %" PRIu64 " (previous %" PRIu64 "), virtual time says %" PRIu64
+                   " to %" PRIu64,
+                   t, prev, ref0, ref)) {
+      break;
+    }
+    prev = t;
+    checks++;
+  }
+  th_note("%s: %u reads over %" PRIu64 " ms, counter range %" PRIu64 " ticks at %u Hz",
+          utim_name(p), checks, span / 1000000u, utim_max(p), hz);
+  TH_EQ(utim_tm_deinit(&tm), 0);
+}
+
+/* ---- the random run against a model ------------------------------------------ */
+
+typedef struct mt {
+  utim_tm_timer_t t; /* first */
+  unsigned id;
+  bool pending;    /* model: a setting is pending */
+  uint64_t expiry; /* model: its next expiry (internal ticks) */
+  uint64_t period;
+  uint64_t calls;
+  bool exact;      /* model expiry is the manager's (not our read before its read) */
+  unsigned action; /* what its next callback does: 0 none, 1 stop self, 2 stop other, 3 restart */
+} mt_t;
+
+static mt_t timers[NT];
+static utim_tm_mode_t cur_mode;
+static uint64_t cur_tick;
+static uint64_t late_bound; /* ticks a callback may come after its expiry */
+static unsigned violations;
+static unsigned long long n_calls;
+static unsigned long long n_overruns;
+
+static void violation(const char *what, const mt_t *m, uint64_t now) {
+  if (violations++ < 6u) {
+    TH_CHECKF(false,
+              "%s: timer %u, expiry %" PRIu64 ", period %" PRIu64 ", now %" PRIu64 " (%s, %s)",
+              what, m->id, m->expiry, m->period, now, utim_name(inst),
+              cur_mode == UTIM_TM_TICKED ? "ticked" : "tickless");
+  }
+}
+
+/* Internal time: the reported time minus the offset (never set here). */
+static uint64_t tm_internal(void) {
+  return utim_tm_now(&tm);
+}
+
+static void rand_start(mt_t *m) {
+  const unsigned kind = (unsigned)(rnd() % 8u);
+  /* Distances of every magnitude up to 2^34 ticks (beyond 32-bit ranges). */
+  const unsigned b = (unsigned)(rnd() % 35u);
+  const uint64_t d = b == 0u ? 0u : rnd() >> (64u - b);
+  /* Periodic: 64 ticks to 2^20 (the shortest ones overrun under long
+   * interrupt-off periods). */
+  const uint64_t period = kind < 2u ? 64u + (rnd() >> (64u - 1u - (unsigned)(rnd() % 20u))) : 0u;
+  const uint64_t now = tm_internal();
+  /* The model first: a timer due at once calls back inside the start call.
+   * The manager reads the time a little after us: until synchronised below
+   * (or by the first callback) the model's expiry may be a few ticks early. */
+  const mt_t keep = *m;
+  m->pending = true;
+  m->period = period;
+  m->expiry = now + d;
+  m->exact = false;
+  m->action = rnd() % 6u == 0u ? 1u + (unsigned)(rnd() % 3u) : 0u;
+  const uint64_t calls0 = m->calls;
+  int rc = 0;
+  if (kind == 7u) {
+    m->expiry = now; /* absolute, in the past: due at once */
+    rc = utim_tm_start_at(&tm, &m->t, now - (rnd() % 1000u), period);
+  } else {
+    rc = utim_tm_start(&tm, &m->t, d, period);
+  }
+  if (rc != 0) {
+    *m = keep;
+    violation("start failed", m, now);
+    return;
+  }
+  uint64_t e = 0;
+  if (m->calls == calls0 && utim_tm_expiry(&tm, &m->t, &e) == 0) {
+    if (e - m->expiry > 64u) {
+      violation("expiry of a start differs from now + ticks", m, e);
+    }
+    m->expiry = e;
+    m->exact = true;
+  }
+}
+
+static void cb(utim_tm_t *mgr, utim_tm_timer_t *t, void *arg) {
+  (void)arg;
+  mt_t *m = (mt_t *)(void *)t;
+  const uint64_t now = tm_internal();
+  const uint64_t ref = ref_ticks();
+  n_calls++;
+  if (now + 2u < ref || now > ref + 2u) {
+    violation("time in a callback off virtual time", m, now);
+  }
+  if (!m->pending) {
+    violation("callback of a timer that is stopped or expired", m, now);
+    return;
+  }
+  if (now - m->expiry >= HALF) {
+    violation("callback before its expiry", m, now);
+  } else if (now - m->expiry > late_bound) {
+    violation("callback later than the mode's bound", m, now);
+  }
+  m->calls++;
+  if (m->period != 0u) {
+    const uint32_t ov = utim_tm_overrun(mgr);
+    n_overruns += ov;
+    /* The ov grid points after this one were passed too; the next is after them. */
+    const uint64_t last = m->expiry + (uint64_t)ov * m->period;
+    if (now - last >= HALF) {
+      violation("overrun counts grid points not yet reached", m, now);
+    }
+    m->expiry = last + m->period;
+    uint64_t e = 0;
+    if (utim_tm_expiry(mgr, t, &e) != 0 || (m->exact ? e != m->expiry : e - m->expiry > 64u)) {
+      violation("periodic timer off its grid", m, now);
+    }
+    m->expiry = e;
+    m->exact = true;
+  } else {
+    m->pending = false;
+  }
+  const unsigned act = m->action;
+  m->action = 0;
+  if (act == 1u) {
+    (void)utim_tm_stop(mgr, t);
+    m->pending = false;
+  } else if (act == 2u) {
+    mt_t *o = &timers[(m->id + 1u) % NT];
+    (void)utim_tm_stop(mgr, &o->t);
+    o->pending = false;
+  } else if (act == 3u) {
+    rand_start(m);
+  }
+}
+
+/* Every model-pending timer whose expiry is more than the bound behind now
+ * was lost. */
+static void check_lost(void) {
+  const uint64_t now = tm_internal();
+  for (unsigned i = 0; i < NT; i++) {
+    const mt_t *m = &timers[i];
+    if (m->pending && now - m->expiry < HALF && now - m->expiry > late_bound) {
+      violation("lost: no callback although its expiry passed", m, now);
+    }
+  }
+}
+
+static void t_random(void *arg) {
+  const utim_periph_t *p = arg;
+  for (unsigned mode = 0; mode < 2u; mode++) {
+    cur_mode = mode == 0u ? UTIM_TM_TICKLESS : UTIM_TM_TICKED;
+    th_context("%s %s", utim_name(p), mode == 0u ? "tickless" : "ticked");
+    if (!setup(p, cur_mode, tick_for(p))) {
+      return;
+    }
+    cur_tick = cur_mode == UTIM_TM_TICKED ? tick_for(p) : 0u;
+    rng_state = opt_seed * 1000003u + mode;
+    const uint64_t crit_max_ns = half_range_ns(p) / 2u;
+    /* Interrupts held off at most half the tolerance, the interrupt path on
+     * sim (about a hundred register accesses of 10 ns), one tick. */
+    late_bound =
+        cur_tick + (uint64_t)(((unsigned __int128)(crit_max_ns + 20000u) * hz) / 1000000000u) + 8u;
+    for (unsigned i = 0; i < NT; i++) {
+      memset(&timers[i], 0, sizeof timers[i]);
+      timers[i].id = i;
+      utim_tm_timer_init(&timers[i].t, cb, NULL);
+    }
+    violations = 0;
+    n_calls = 0;
+    n_overruns = 0;
+    for (unsigned long long op = 0; op < opt_ops && violations == 0u; op++) {
+      mt_t *m = &timers[rnd() % NT];
+      const unsigned r = (unsigned)(rnd() % 10u);
+      if (r < 4u) {
+        rand_start(m);
+      } else if (r < 5u) {
+        TH_EQ(utim_tm_stop(&tm, &m->t), 0);
+        m->pending = false;
+      } else if (r < 6u) {
+        const uint32_t key = utim_port_lock();
+        sim_advance(rnd() % (crit_max_ns + 1u));
+        utim_port_unlock(key);
+      } else {
+        sim_advance(rnd() % 200000u);
+      }
+      for (unsigned i = 0; i < NT; i++) {
+        if (timers[i].pending != utim_tm_pending(&timers[i].t)) {
+          violation("pending differs from the model", &timers[i], tm_internal());
+          break;
+        }
+      }
+      check_lost();
+    }
+    /* The end: nothing new; every one-shot due within 300 ms of virtual
+     * time comes (periodic ones stopped first). */
+    for (unsigned i = 0; i < NT; i++) {
+      timers[i].action = 0;
+      if (timers[i].period != 0u) {
+        TH_EQ(utim_tm_stop(&tm, &timers[i].t), 0);
+        timers[i].pending = false;
+      }
+    }
+    sim_advance(300000000u);
+    check_lost();
+    th_note("%s %s: %llu callbacks, %llu coalesced expiries, tick %" PRIu64 ", bound %" PRIu64
+            " ticks",
+            utim_name(p), mode == 0u ? "tickless" : "ticked", n_calls, n_overruns, cur_tick,
+            late_bound);
+    TH_EQ(utim_tm_deinit(&tm), 0);
+  }
+}
+
+int main(int argc, char **argv) {
+  for (int i = 1; i < argc; i++) {
+    char *end = NULL;
+    if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) {
+      opt_seed = strtoull(argv[++i], &end, 0);
+    } else if (strcmp(argv[i], "--ops") == 0 && i + 1 < argc) {
+      opt_ops = strtoull(argv[++i], &end, 0);
+    } else {
+      fprintf(stderr, "usage: test_tm_sim [--seed N] [--ops N]\n");
+      return 2;
+    }
+    if (end == NULL || *end != '\0') {
+      fprintf(stderr, "test_tm_sim: %s needs a number, got '%s'\n", argv[i - 1], argv[i]);
+      return 2;
+    }
+  }
+  th_set_putc(th_stdio_putc);
+  sim_board_init();
+  th_printf("TAP version 13\n");
+  th_note("seed %llu, %llu operations per instance and mode (repeat: test_tm_sim --seed %llu "
+          "--ops %llu); timer %zu bytes, manager %zu bytes",
+          opt_seed, opt_ops, opt_seed, opt_ops, sizeof(utim_tm_timer_t), sizeof(utim_tm_t));
+  th_run("argument errors, remaining time across set_time", t_errors, NULL);
+  for (unsigned i = 0; i < utim_count(); i++) {
+    const utim_periph_t *p = utim_by_index(i);
+    if (utim_channels(p) == 0u) {
+      continue;
+    }
+    char name[96];
+    (void)th_snprintf(name, sizeof name, "system time: %s", utim_name(p));
+    th_run(name, t_time, (void *)(uintptr_t)p);
+    (void)th_snprintf(name, sizeof name, "timers against a model: %s", utim_name(p));
+    th_run(name, t_random, (void *)(uintptr_t)p);
+  }
+  return th_finish();
+}
