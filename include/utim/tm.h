@@ -36,6 +36,10 @@
  * (utim_port_lock()), like utim's own callbacks; every function here takes
  * the port lock too, so it can be called from anywhere.
  *
+ * **Task delays.** utim_tm_tasks_init() and the utim_tm_task_* calls give a
+ * scheduler the paper's interface (TaskDelay, GetTasksToWake, ClearTask,
+ * GetTime/SetTime and a wake hook) on the same timers.
+ *
  * **Modes.** Tickless: the channel is armed for the earliest expiry (or half
  * a range ahead, whichever comes first). Ticked: the channel is periodic at
  * the configured tick and each tick advances the timers; expiries are
@@ -224,6 +228,82 @@ int utim_tm_remaining(utim_tm_t *tm, const utim_tm_timer_t *t, uint64_t *out);
  * @return the count (saturated at UINT32_MAX); 0 when @p tm is NULL
  */
 uint32_t utim_tm_overrun(const utim_tm_t *tm);
+
+/* ---- task delays, for a scheduler ------------------------------------------ */
+
+/**
+ * @brief The scheduler's wake hook: task @p id's delay ended (its bit is set
+ *        for utim_tm_tasks_to_wake()). Runs in the manager's interrupt
+ *        context with the port lock held, like a timer callback.
+ */
+typedef void (*utim_tm_wake_fn)(utim_tm_t *tm, unsigned id, void *arg);
+
+/**
+ * @brief Task delays after the paper's hardware time manager (TaskDelay,
+ *        GetTasksToWake, ClearTask): one timer per task id on a manager, a
+ *        bitmap of the ids whose delay ended, and a wake hook. Owned by the
+ *        caller, with the timers and the bitmap it provides.
+ */
+typedef struct utim_tm_tasks {
+  utim_tm_t *tm;           /**< the manager */
+  utim_tm_timer_t *timers; /**< one per task id */
+  uint32_t *wake;          /**< bit id: its delay ended, not yet collected */
+  unsigned n;              /**< task ids 0 .. n - 1 */
+  utim_tm_wake_fn hook;    /**< called at each wake-up, or NULL */
+  void *hook_arg;          /**< its argument */
+} utim_tm_tasks_t;
+
+/** @brief Words of the wake bitmap for @p n tasks. */
+#define UTIM_TM_TASK_WORDS(n) (((n) + 31u) / 32u)
+
+/**
+ * @brief Set up task delays for @p n task ids on @p tm.
+ * @param ts     the task table
+ * @param tm     a running manager
+ * @param timers @p n timers (their old contents are ignored)
+ * @param wake   UTIM_TM_TASK_WORDS(@p n) words (cleared here)
+ * @param n      the number of task ids (at least 1)
+ * @param hook   called when a delay ends, or NULL
+ * @param arg    its argument
+ * @retval 0 done
+ * @retval -EINVAL a NULL pointer, @p n 0, or @p tm not running
+ */
+int utim_tm_tasks_init(utim_tm_tasks_t *ts, utim_tm_t *tm, utim_tm_timer_t *timers, uint32_t *wake,
+                       unsigned n, utim_tm_wake_fn hook, void *arg);
+
+/**
+ * @brief Delay task @p id for @p ticks (TaskDelay): when they have passed
+ *        (never sooner; ticked: at the first tick at or after), its bit is
+ *        set and the hook runs. A pending delay of @p id is replaced; a wake
+ *        bit already set stays set.
+ * @param ts    the task table
+ * @param id    the task id
+ * @param ticks ticks from now, 0 to 2^62 (0: wakes from the next interrupt)
+ * @retval 0 delayed
+ * @retval -EINVAL @p ts NULL, @p id out of range, or @p ticks too large
+ */
+int utim_tm_task_delay(utim_tm_tasks_t *ts, unsigned id, uint64_t ticks);
+
+/**
+ * @brief End task @p id's delay without waking it, and clear its wake bit
+ *        (ClearTask): when this returns, the hook does not run for it.
+ * @param ts the task table
+ * @param id the task id
+ * @retval 0 done (also when it had no delay)
+ * @retval -EINVAL @p ts NULL or @p id out of range
+ */
+int utim_tm_task_clear(utim_tm_tasks_t *ts, unsigned id);
+
+/**
+ * @brief Collect the ids whose delay ended (GetTasksToWake): copies the wake
+ *        bitmap to @p out and clears the copied bits, at once.
+ * @param ts  the task table
+ * @param out UTIM_TM_TASK_WORDS(n) words, or fewer (@p words): bits beyond
+ *            stay set for the next call
+ * @param words how many words @p out holds
+ * @return the number of ids collected (0 also for a NULL argument)
+ */
+unsigned utim_tm_tasks_to_wake(utim_tm_tasks_t *ts, uint32_t *out, unsigned words);
 
 #ifdef __cplusplus
 }

@@ -12,6 +12,7 @@
 #include "utim/chain.h"
 #include "utim/driver.h"
 #include "utim/port.h"
+#include "utim/tm.h"
 #include "utim/utim.h"
 
 _Static_assert(sizeof(void *) == 4u, "Cortex-M4 is a 32-bit target");
@@ -24,7 +25,13 @@ _Static_assert(sizeof(utim_state_t) == 48u,
                "utim_state_t is documented as 48 bytes on a 32-bit target");
 _Static_assert(sizeof(utim_driver_t) / sizeof(void (*)(void)) <= 7u,
                "a driver has at most seven operations");
+/* The time manager's timers are caller-owned, one per timeout: tm.h
+ * promises 32 bytes on 32-bit targets. */
+_Static_assert(sizeof(utim_tm_timer_t) <= 32u,
+               "utim_tm_timer_t must fit in 32 bytes on a 32-bit target");
 
+/** @brief Its size is sizeof(utim_tm_timer_t). */
+const unsigned char utim_sizeof_tm_timer[sizeof(utim_tm_timer_t)] = {0};
 /** @brief Its size is sizeof(utim_periph_t). */
 const unsigned char utim_sizeof_periph[sizeof(utim_periph_t)] = {0};
 /** @brief Its size is sizeof(utim_driver_t). */

@@ -397,6 +397,92 @@ static void t_random(void *arg) {
   }
 }
 
+/* ---- task delays --------------------------------------------------------------- */
+
+#define NTASK 70u /* three bitmap words, the last one partly used */
+
+static utim_tm_tasks_t tasks;
+static utim_tm_timer_t task_timers[NTASK];
+static uint32_t task_wake[UTIM_TM_TASK_WORDS(NTASK)];
+static uint64_t task_due[NTASK];   /* model: internal time its delay ends */
+static bool task_delayed[NTASK];   /* model: a delay is pending */
+static bool task_woken[NTASK];     /* model: woken, not yet collected */
+static unsigned task_hooks[NTASK]; /* hook calls since the last collection */
+
+static void wake_hook(utim_tm_t *m, unsigned id, void *arg) {
+  (void)arg;
+  const uint64_t now = utim_tm_now(m);
+  if (id >= NTASK || !task_delayed[id]) {
+    TH_CHECKF(false, "wake of task %u that has no delay", id);
+    return;
+  }
+  TH_CHECKF(now - task_due[id] < HALF, "task %u woken at %" PRIu64 ", its delay ends at %" PRIu64,
+            id, now, task_due[id]);
+  task_delayed[id] = false;
+  task_woken[id] = true;
+  task_hooks[id]++;
+}
+
+static void t_tasks(void *arg) {
+  const utim_periph_t *p = arg;
+  for (unsigned mode = 0; mode < 2u; mode++) {
+    cur_mode = mode == 0u ? UTIM_TM_TICKLESS : UTIM_TM_TICKED;
+    th_context("%s %s", utim_name(p), mode == 0u ? "tickless" : "ticked");
+    if (!setup(p, cur_mode, tick_for(p))) {
+      return;
+    }
+    TH_EQ(utim_tm_tasks_init(&tasks, &tm, task_timers, task_wake, 0u, NULL, NULL), -EINVAL);
+    TH_EQ(utim_tm_tasks_init(&tasks, &tm, task_timers, task_wake, NTASK, wake_hook, NULL), 0);
+    TH_EQ(utim_tm_task_delay(&tasks, NTASK, 5u), -EINVAL);
+    TH_EQ(utim_tm_task_clear(&tasks, NTASK), -EINVAL);
+    memset(task_delayed, 0, sizeof task_delayed);
+    memset(task_woken, 0, sizeof task_woken);
+    memset(task_hooks, 0, sizeof task_hooks);
+    rng_state = opt_seed * 7919u + mode;
+    unsigned collected = 0;
+    for (unsigned long long round = 0; round < opt_ops / 8u + 100u; round++) {
+      const unsigned id = (unsigned)(rnd() % NTASK);
+      const unsigned r = (unsigned)(rnd() % 8u);
+      if (r < 3u) {
+        const uint64_t d = rnd() % 40000u;
+        task_due[id] = utim_tm_now(&tm) + d; /* the model first (d = 0 wakes at once) */
+        task_delayed[id] = true;
+        TH_EQ(utim_tm_task_delay(&tasks, id, d), 0);
+      } else if (r < 4u) {
+        TH_EQ(utim_tm_task_clear(&tasks, id), 0);
+        task_delayed[id] = false;
+        task_woken[id] = false;
+        task_hooks[id] = 0;
+      } else if (r < 5u) {
+        uint32_t out[UTIM_TM_TASK_WORDS(NTASK)];
+        const unsigned n = utim_tm_tasks_to_wake(&tasks, out, UTIM_TM_TASK_WORDS(NTASK));
+        unsigned bits = 0;
+        for (unsigned i = 0; i < NTASK; i++) {
+          const bool set = (out[i / 32u] >> (i % 32u)) & 1u;
+          bits += set ? 1u : 0u;
+          TH_CHECKF(set == task_woken[i], "task %u: collected %d, the model says %d", i, set,
+                    task_woken[i]);
+          TH_CHECKF(!set || task_hooks[i] >= 1u, "task %u collected without a hook call", i);
+          task_woken[i] = false;
+          task_hooks[i] = 0;
+        }
+        TH_EQU(n, bits);
+        collected += n;
+      } else {
+        sim_advance(rnd() % 1000000u);
+      }
+    }
+    /* Every delay still pending ends within 40,000 ticks plus a tick. */
+    sim_advance(ns_of(40000u + tick_for(p)) + 1000000u);
+    for (unsigned i = 0; i < NTASK; i++) {
+      TH_CHECKF(!task_delayed[i], "task %u: its delay never ended", i);
+    }
+    th_note("%s %s: %u wake-ups collected", utim_name(p), mode == 0u ? "tickless" : "ticked",
+            collected);
+    TH_EQ(utim_tm_deinit(&tm), 0);
+  }
+}
+
 int main(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     char *end = NULL;
@@ -430,6 +516,8 @@ int main(int argc, char **argv) {
     th_run(name, t_time, (void *)(uintptr_t)p);
     (void)th_snprintf(name, sizeof name, "timers against a model: %s", utim_name(p));
     th_run(name, t_random, (void *)(uintptr_t)p);
+    (void)th_snprintf(name, sizeof name, "task delays: %s", utim_name(p));
+    th_run(name, t_tasks, (void *)(uintptr_t)p);
   }
   return th_finish();
 }

@@ -1,0 +1,82 @@
+/*
+ * Task delays on the time manager (see utim/tm.h): one timer per task id,
+ * whose callback sets the id's wake bit and calls the scheduler's hook.
+ */
+#include <stddef.h>
+
+#include "utim/port.h"
+#include "utim/tm.h"
+
+static unsigned popcount32(uint32_t v) {
+  unsigned n = 0;
+  for (; v != 0u; v &= v - 1u) {
+    n++;
+  }
+  return n;
+}
+
+// cppcheck-suppress constParameter ; the signature is utim_tm_cb_t
+static void task_expired(utim_tm_t *tm, utim_tm_timer_t *t, void *arg) {
+  utim_tm_tasks_t *ts = arg;
+  const unsigned id = (unsigned)(t - ts->timers);
+  ts->wake[id / 32u] |= (uint32_t)1 << (id % 32u);
+  if (ts->hook != NULL) {
+    ts->hook(tm, id, ts->hook_arg);
+  }
+}
+
+int utim_tm_tasks_init(utim_tm_tasks_t *ts, utim_tm_t *tm, utim_tm_timer_t *timers, uint32_t *wake,
+                       unsigned n, utim_tm_wake_fn hook, void *arg) {
+  if (ts == NULL || tm == NULL || timers == NULL || wake == NULL || n == 0u || !tm->running) {
+    return -EINVAL;
+  }
+  ts->tm = tm;
+  ts->timers = timers;
+  ts->wake = wake;
+  ts->n = n;
+  ts->hook = hook;
+  ts->hook_arg = arg;
+  for (unsigned i = 0; i < n; i++) {
+    utim_tm_timer_init(&timers[i], task_expired, ts);
+  }
+  for (unsigned w = 0; w < UTIM_TM_TASK_WORDS(n); w++) {
+    wake[w] = 0u;
+  }
+  return 0;
+}
+
+int utim_tm_task_delay(utim_tm_tasks_t *ts, unsigned id, uint64_t ticks) {
+  if (ts == NULL || id >= ts->n) {
+    return -EINVAL;
+  }
+  return utim_tm_start(ts->tm, &ts->timers[id], ticks, 0u);
+}
+
+int utim_tm_task_clear(utim_tm_tasks_t *ts, unsigned id) {
+  if (ts == NULL || id >= ts->n) {
+    return -EINVAL;
+  }
+  const uint32_t key = utim_port_lock();
+  const int rc = utim_tm_stop(ts->tm, &ts->timers[id]);
+  ts->wake[id / 32u] &= ~((uint32_t)1 << (id % 32u));
+  utim_port_unlock(key);
+  return rc;
+}
+
+unsigned utim_tm_tasks_to_wake(utim_tm_tasks_t *ts, uint32_t *out, unsigned words) {
+  if (ts == NULL || out == NULL) {
+    return 0u;
+  }
+  const unsigned have = UTIM_TM_TASK_WORDS(ts->n);
+  unsigned count = 0;
+  const uint32_t key = utim_port_lock();
+  for (unsigned w = 0; w < words; w++) {
+    out[w] = w < have ? ts->wake[w] : 0u;
+    if (w < have) {
+      ts->wake[w] = 0u;
+    }
+    count += popcount32(out[w]);
+  }
+  utim_port_unlock(key);
+  return count;
+}
