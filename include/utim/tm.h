@@ -41,9 +41,12 @@
  * GetTime/SetTime and a wake hook) on the same timers.
  *
  * **Modes.** Tickless: the channel is armed for the earliest expiry (or half
- * a range ahead, whichever comes first). Ticked: the channel is periodic at
- * the configured tick and each tick advances the timers; expiries are
- * rounded up to the tick. One code path serves both.
+ * a range ahead, whichever comes first). Ticked: the channel interrupts at
+ * every point of a tick grid and each tick advances the timers; expiries
+ * are served at the first tick at or after them, and ticks missed while
+ * interrupts were held off are skipped (the timers they would have served
+ * are served at the next one). One code path serves both: only the moment
+ * the channel is armed for differs.
  */
 #ifndef UTIM_TM_H
 #define UTIM_TM_H
@@ -95,7 +98,8 @@ struct utim_tm {
   uint64_t last;          /**< internal time at the last read */
   uint64_t last_raw;      /**< the counter then */
   uint64_t offset;        /**< reported time = internal + offset */
-  uint64_t armed;         /**< tickless: internal time the channel is armed for */
+  uint64_t armed;         /**< internal time the channel is armed for */
+  uint64_t tick_at;       /**< ticked: internal time of the last tick point */
   uint32_t overrun;       /**< coalesced expiries of the running callback */
   bool running;           /**< utim_tm_init() succeeded */
 };
@@ -104,8 +108,8 @@ struct utim_tm {
  * @brief Start a time manager on channel @p ch of @p p. The instance must be
  *        initialised (utim_init()) and running (utim_start()); the manager
  *        takes its compare callback for all channels (utim_set_compare_cb()),
- *        so the instance belongs to it. In ticked mode the channel is made
- *        periodic with @p tick counter ticks.
+ *        so the instance belongs to it. In ticked mode the channel is armed
+ *        for every @p tick counter ticks.
  * @param tm   the manager (its old contents are ignored)
  * @param p    the instance
  * @param ch   the channel

@@ -32,23 +32,43 @@ static uint64_t now_locked(utim_tm_t *tm) {
   return tm->last;
 }
 
-/* Tickless: arm the channel for the earliest expiry, or half a range ahead
- * when that is sooner (the checkpoint that keeps the time extension right).
- * Only when that is earlier than what the channel is armed for, unless
- * forced (after the channel's interrupt, which used up its setting). */
+/*
+ * Arm the channel for the manager's next interrupt. Tickless: the earliest
+ * expiry, or half a range ahead when that is sooner (the checkpoint that
+ * keeps the time extension right). Ticked: the next point of the tick grid
+ * after now (ticks missed while interrupts were held off are skipped, not
+ * caught up). After the channel's interrupt the setting is used up and the
+ * call is forced; otherwise (a timer started) only an earlier target re-arms
+ * it, and ticked mode never does.
+ */
 static void program(utim_tm_t *tm, bool force) {
   const uint64_t now = now_locked(tm);
   uint64_t target = now + half_range(tm);
-  uint64_t next = 0;
-  if (utim_tm_wheel_next(&tm->wheel, &next)) {
-    if (next - now >= TM_HALF) {
-      target = now; /* due: the wheel's time is behind now */
-    } else if (next - now < target - now) {
-      target = next;
+  if (tm->mode == UTIM_TM_TICKED) {
+    if (!force) {
+      return;
+    }
+    target = tm->tick_at + tm->tick;
+    if (now - target < TM_HALF) {
+      target += ((now - target) / tm->tick + 1u) * tm->tick;
+    }
+    tm->tick_at = target;
+  } else {
+    uint64_t next = 0;
+    if (utim_tm_wheel_next(&tm->wheel, &next)) {
+      if (next - now >= TM_HALF) {
+        target = now; /* due: the wheel's time is behind now */
+      } else if (next - now < target - now) {
+        target = next;
+      }
     }
   }
-  if (!force && target - now >= tm->armed - now) {
-    return; /* armed for an earlier moment already */
+  /* Unless forced, leave the channel alone when it is armed for a moment no
+   * later than the target, and when that moment has come: its interrupt is
+   * pending or about to be, and re-arming would drop it (a task starting
+   * timers in a tight loop would hold every callback off). */
+  if (!force && (tm->armed - now - 1u >= TM_HALF - 1u || target - now >= tm->armed - now)) {
+    return;
   }
   tm->armed = target;
   const uint64_t ahead = target - now;
@@ -85,9 +105,7 @@ static void on_compare(const utim_periph_t *p, unsigned ch, void *arg) {
   }
   const uint64_t now = now_locked(tm);
   (void)utim_tm_wheel_advance(&tm->wheel, now, expire, tm);
-  if (tm->mode == UTIM_TM_TICKLESS) {
-    program(tm, true);
-  }
+  program(tm, true);
 }
 
 int utim_tm_init(utim_tm_t *tm, const utim_periph_t *p, unsigned ch, utim_tm_mode_t mode,
@@ -118,16 +136,8 @@ int utim_tm_init(utim_tm_t *tm, const utim_periph_t *p, unsigned ch, utim_tm_mod
   int rc = utim_set_compare_cb(p, on_compare, tm);
   if (rc == 0) {
     tm->running = true;
-    if (mode == UTIM_TM_TICKED) {
-      rc = utim_set_periodic(p, ch, tick);
-    } else {
-      tm->armed = half_range(tm); /* forced below */
-      program(tm, true);
-    }
-    if (rc != 0) {
-      tm->running = false;
-      (void)utim_set_compare_cb(p, NULL, NULL);
-    }
+    tm->tick_at = 0u;
+    program(tm, true);
   }
   utim_port_unlock(key);
   return rc;

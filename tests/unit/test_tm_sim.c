@@ -5,13 +5,15 @@
  *        time: argument errors, the system time against virtual time (also
  *        read from callbacks and across interrupt-off periods shorter than
  *        half a counter range), and a seeded random run of starts, restarts,
- *        stops (from task context and from callbacks), time advances and
- *        interrupt-off periods against a model of every timer: never early,
+ *        stops (from task context and from callbacks), time advances,
+ *        interrupt-off periods and stalls inside the manager's register
+ *        accesses (race injection) against a model of every timer: never early,
  *        never later than the bound of the mode, exactly once per expiry,
  *        periodic timers on their grid with their overruns accounted, no
  *        callback after a stop, none lost.
  *
- * Usage: test_tm_sim [--seed N] [--ops N]
+ * Usage: test_tm_sim [--seed N] [--ops N]; TM_TRACE=1 in the environment
+ * prints the operations before the first violation of the random run.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -30,7 +32,8 @@
 #define HALF    ((uint64_t)1 << 63)
 
 static unsigned long long opt_seed = 7u;
-static unsigned long long opt_ops = 20000u;
+/* 75,000 per instance and mode: over a million operations in all. */
+static unsigned long long opt_ops = 75000u;
 
 static uint64_t rng_state;
 
@@ -211,15 +214,30 @@ static utim_tm_mode_t cur_mode;
 static uint64_t cur_tick;
 static uint64_t late_bound; /* ticks a callback may come after its expiry */
 static unsigned violations;
+/* Ticks the manager's own read of the time may come after ours in a start:
+ * a few register accesses, or a whole injected stall. */
+static uint64_t start_slop = 64u;
+static const char *last_op = "";
 static unsigned long long n_calls;
 static unsigned long long n_overruns;
 
+/* The last operations of the random run; with TM_TRACE set in the
+ * environment they are printed at the first violation. */
+static char trace[8][120];
+static unsigned trace_n;
+
 static void violation(const char *what, const mt_t *m, uint64_t now) {
+  if (violations == 0u && getenv("TM_TRACE") != NULL) {
+    for (unsigned k = 0; k < 8u; k++) {
+      fprintf(stderr, "trace: %s\n", trace[(trace_n + k) % 8u]);
+    }
+  }
   if (violations++ < 6u) {
     TH_CHECKF(false,
-              "%s: timer %u, expiry %" PRIu64 ", period %" PRIu64 ", now %" PRIu64 " (%s, %s)",
+              "%s: timer %u, expiry %" PRIu64 ", period %" PRIu64 ", now %" PRIu64
+              " (%s, %s; during %s)",
               what, m->id, m->expiry, m->period, now, utim_name(inst),
-              cur_mode == UTIM_TM_TICKED ? "ticked" : "tickless");
+              cur_mode == UTIM_TM_TICKED ? "ticked" : "tickless", last_op);
   }
 }
 
@@ -261,7 +279,7 @@ static void rand_start(mt_t *m) {
   }
   uint64_t e = 0;
   if (m->calls == calls0 && utim_tm_expiry(&tm, &m->t, &e) == 0) {
-    if (e - m->expiry > 64u) {
+    if (e - m->expiry > start_slop) {
       violation("expiry of a start differs from now + ticks", m, e);
     }
     m->expiry = e;
@@ -272,10 +290,12 @@ static void rand_start(mt_t *m) {
 static void cb(utim_tm_t *mgr, utim_tm_timer_t *t, void *arg) {
   (void)arg;
   mt_t *m = (mt_t *)(void *)t;
+  /* Bracketed: an injected stall may land inside the read. */
+  const uint64_t ref0 = ref_ticks();
   const uint64_t now = tm_internal();
   const uint64_t ref = ref_ticks();
   n_calls++;
-  if (now + 2u < ref || now > ref + 2u) {
+  if (now + 2u < ref0 || now > ref + 2u) {
     violation("time in a callback off virtual time", m, now);
   }
   if (!m->pending) {
@@ -298,7 +318,8 @@ static void cb(utim_tm_t *mgr, utim_tm_timer_t *t, void *arg) {
     }
     m->expiry = last + m->period;
     uint64_t e = 0;
-    if (utim_tm_expiry(mgr, t, &e) != 0 || (m->exact ? e != m->expiry : e - m->expiry > 64u)) {
+    if (utim_tm_expiry(mgr, t, &e) != 0 ||
+        (m->exact ? e != m->expiry : e - m->expiry > start_slop)) {
       violation("periodic timer off its grid", m, now);
     }
     m->expiry = e;
@@ -343,10 +364,14 @@ static void t_random(void *arg) {
     cur_tick = cur_mode == UTIM_TM_TICKED ? tick_for(p) : 0u;
     rng_state = opt_seed * 1000003u + mode;
     const uint64_t crit_max_ns = half_range_ns(p) / 2u;
-    /* Interrupts held off at most half the tolerance, the interrupt path on
-     * sim (about a hundred register accesses of 10 ns), one tick. */
-    late_bound =
-        cur_tick + (uint64_t)(((unsigned __int128)(crit_max_ns + 20000u) * hz) / 1000000000u) + 8u;
+    /* Two interrupt-off periods back to back (a stall inside a call, then a
+     * critical section: an interrupt that comes due just after the first is
+     * held off by the second), the interrupt path on sim (about a hundred
+     * register accesses of 10 ns, more when many timers expire at once),
+     * and one tick. */
+    late_bound = cur_tick +
+                 (uint64_t)(((unsigned __int128)(2u * crit_max_ns + 20000u) * hz) / 1000000000u) +
+                 8u;
     for (unsigned i = 0; i < NT; i++) {
       memset(&timers[i], 0, sizeof timers[i]);
       timers[i].id = i;
@@ -358,16 +383,33 @@ static void t_random(void *arg) {
     for (unsigned long long op = 0; op < opt_ops && violations == 0u; op++) {
       mt_t *m = &timers[rnd() % NT];
       const unsigned r = (unsigned)(rnd() % 10u);
+      (void)snprintf(trace[trace_n++ % 8u], sizeof trace[0],
+                     "op %llu kind %u at %" PRIu64 " ns, %" PRIu64 " ticks", op, r, sim_now(),
+                     ref_ticks());
       if (r < 4u) {
+        last_op = "start";
         rand_start(m);
       } else if (r < 5u) {
+        last_op = "stop";
         TH_EQ(utim_tm_stop(&tm, &m->t), 0);
         m->pending = false;
       } else if (r < 6u) {
+        last_op = "interrupts off";
         const uint32_t key = utim_port_lock();
         sim_advance(rnd() % (crit_max_ns + 1u));
         utim_port_unlock(key);
+      } else if (r < 7u) {
+        /* A race: time passes before one of the register accesses of the
+         * next call (a start, so inside the manager's own arming). */
+        last_op = "start with a stall";
+        const uint64_t stall = rnd() % (crit_max_ns + 1u);
+        sim_inject(rnd() % 24u, stall);
+        start_slop = 64u + (uint64_t)(((unsigned __int128)stall * hz) / 1000000000u) + 1u;
+        rand_start(m);
+        start_slop = 64u;
+        sim_inject(0u, 0u);
       } else {
+        last_op = "advance";
         sim_advance(rnd() % 200000u);
       }
       for (unsigned i = 0; i < NT; i++) {
