@@ -177,14 +177,17 @@ int utim_tm_start(utim_tm_t *tm, utim_tm_timer_t *t, uint64_t ticks, uint64_t pe
 
 /**
  * @brief Start (or restart) @p t to expire when the system time reaches
- *        @p when, then every @p period ticks. A time not ahead of now (or
- *        more than 2^62 ahead) is due at once.
+ *        @p when, then every @p period ticks. Time is modular: @p when up to
+ *        2^62 ticks ahead of now is the future; 2^63 or more "ahead" is the
+ *        past, and a time not ahead of now is due at once.
  * @param tm     the manager
  * @param t      the timer (initialised)
  * @param when   the system time of the first expiry
  * @param period 0, or the period in ticks, 1 to 2^62
  * @retval 0 started
- * @retval -EINVAL as utim_tm_start(); nothing changed
+ * @retval -EINVAL as utim_tm_start(), or @p when between 2^62 and 2^63
+ *         ticks ahead (neither a reachable future nor the past); nothing
+ *         changed
  */
 int utim_tm_start_at(utim_tm_t *tm, utim_tm_timer_t *t, uint64_t when, uint64_t period);
 
