@@ -50,6 +50,20 @@ void th_set_putc(th_putc_t fn);
 void th_stdio_putc(char c);
 
 /**
+ * @brief Parse the options of a seeded randomized test, `--seed N` and
+ *        `--ops N` (decimal or 0x hex), into @p seed and @p ops, which keep
+ *        their defaults when not given (host builds only).
+ * @param argc  main()'s argc
+ * @param argv  main()'s argv
+ * @param prog  the program's name for messages
+ * @param seed  the seed
+ * @param ops   the number of operations
+ * @return 0, or 2 (the exit status for bad usage) after a message on stderr
+ */
+int th_seed_ops_args(int argc, char **argv, const char *prog, unsigned long long *seed,
+                     unsigned long long *ops);
+
+/**
  * @brief Function run before every test (e.g. a board reset). NULL for none.
  */
 void th_set_setup(void (*fn)(void));

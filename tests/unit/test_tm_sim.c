@@ -353,12 +353,17 @@ static void check_lost(void) {
   }
 }
 
+/* Start the manager on p in mode number `mode` (0 tickless, 1 ticked). */
+static bool begin_mode(const utim_periph_t *p, unsigned mode) {
+  cur_mode = mode == 0u ? UTIM_TM_TICKLESS : UTIM_TM_TICKED;
+  th_context("%s %s", utim_name(p), mode == 0u ? "tickless" : "ticked");
+  return setup(p, cur_mode, tick_for(p));
+}
+
 static void t_random(void *arg) {
   const utim_periph_t *p = arg;
   for (unsigned mode = 0; mode < 2u; mode++) {
-    cur_mode = mode == 0u ? UTIM_TM_TICKLESS : UTIM_TM_TICKED;
-    th_context("%s %s", utim_name(p), mode == 0u ? "tickless" : "ticked");
-    if (!setup(p, cur_mode, tick_for(p))) {
+    if (!begin_mode(p, mode)) {
       return;
     }
     cur_tick = cur_mode == UTIM_TM_TICKED ? tick_for(p) : 0u;
@@ -468,9 +473,7 @@ static void wake_hook(utim_tm_t *m, unsigned id, void *arg) {
 static void t_tasks(void *arg) {
   const utim_periph_t *p = arg;
   for (unsigned mode = 0; mode < 2u; mode++) {
-    cur_mode = mode == 0u ? UTIM_TM_TICKLESS : UTIM_TM_TICKED;
-    th_context("%s %s", utim_name(p), mode == 0u ? "tickless" : "ticked");
-    if (!setup(p, cur_mode, tick_for(p))) {
+    if (!begin_mode(p, mode)) {
       return;
     }
     TH_EQ(utim_tm_tasks_init(&tasks, &tm, task_timers, task_wake, 0u, NULL, NULL), -EINVAL);
@@ -526,20 +529,8 @@ static void t_tasks(void *arg) {
 }
 
 int main(int argc, char **argv) {
-  for (int i = 1; i < argc; i++) {
-    char *end = NULL;
-    if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) {
-      opt_seed = strtoull(argv[++i], &end, 0);
-    } else if (strcmp(argv[i], "--ops") == 0 && i + 1 < argc) {
-      opt_ops = strtoull(argv[++i], &end, 0);
-    } else {
-      fprintf(stderr, "usage: test_tm_sim [--seed N] [--ops N]\n");
-      return 2;
-    }
-    if (end == NULL || *end != '\0') {
-      fprintf(stderr, "test_tm_sim: %s needs a number, got '%s'\n", argv[i - 1], argv[i]);
-      return 2;
-    }
+  if (th_seed_ops_args(argc, argv, "test_tm_sim", &opt_seed, &opt_ops) != 0) {
+    return 2;
   }
   th_set_putc(th_stdio_putc);
   sim_board_init();

@@ -354,20 +354,8 @@ static void t_random(void *arg) {
 }
 
 int main(int argc, char **argv) {
-  for (int i = 1; i < argc; i++) {
-    char *end = NULL;
-    if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) {
-      opt_seed = strtoull(argv[++i], &end, 0);
-    } else if (strcmp(argv[i], "--ops") == 0 && i + 1 < argc) {
-      opt_ops = strtoull(argv[++i], &end, 0);
-    } else {
-      fprintf(stderr, "usage: test_wheel [--seed N] [--ops N]\n");
-      return 2;
-    }
-    if (end == NULL || *end != '\0') {
-      fprintf(stderr, "test_wheel: %s needs a number, got '%s'\n", argv[i - 1], argv[i]);
-      return 2;
-    }
+  if (th_seed_ops_args(argc, argv, "test_wheel", &opt_seed, &opt_ops) != 0) {
+    return 2;
   }
   th_set_putc(th_stdio_putc);
   th_printf("TAP version 13\n");
