@@ -149,6 +149,17 @@ int th_finish(void);
 /** @brief Number of tests that failed so far. */
 unsigned th_failed(void);
 
+/**
+ * @brief The next number of a seeded test's random sequence (splitmix64):
+ *        advances @p state, the seed at first.
+ */
+static inline uint64_t th_rand64(uint64_t *state) {
+  uint64_t z = (*state += 0x9e3779b97f4a7c15u);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+  return z ^ (z >> 31);
+}
+
 /** @brief Check a condition; evaluates to its truth value. */
 #define TH_CHECK(cond) th_check(!!(cond), __FILE__, __LINE__, #cond, NULL)
 

@@ -38,10 +38,7 @@ static unsigned long long opt_ops = 75000u;
 static uint64_t rng_state;
 
 static uint64_t rnd(void) {
-  uint64_t z = (rng_state += 0x9e3779b97f4a7c15u);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-  return z ^ (z >> 31);
+  return th_rand64(&rng_state);
 }
 
 /* ---- the instance under test and a reference time from virtual time -------- */

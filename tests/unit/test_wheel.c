@@ -214,11 +214,7 @@ static uint64_t rng_state;
 static unsigned mismatches;
 
 static uint64_t rnd(void) {
-  /* splitmix64 */
-  uint64_t z = (rng_state += 0x9e3779b97f4a7c15u);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-  return z ^ (z >> 31);
+  return th_rand64(&rng_state);
 }
 
 /* A distance spread over every magnitude up to 2^63 - 1. */
