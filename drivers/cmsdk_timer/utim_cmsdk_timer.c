@@ -13,10 +13,12 @@ static utim_cmsdk_timer_regs_t *cmsdk_regs(const utim_periph_t *p) {
   return ((const utim_cmsdk_timer_cfg_t *)(const void *)p->dev)->regs;
 }
 
-/* VALUE holds 0 for one tick and then reloads 0xFFFFFFFF: negation is the
- * up-count of the same period, and it is its own inverse. */
-static uint32_t cmsdk_flip(uint64_t v) {
-  return 0u - (uint32_t)v;
+/* VALUE holds 0 for one tick and then reloads RELOAD, so it runs RELOAD,
+ * ..., 1, 0 and the up-count of the same period of RELOAD + 1 ticks runs
+ * 1, ..., RELOAD, 0: up = RELOAD + 1 - VALUE, except 0 at VALUE 0. The map
+ * is its own inverse. With RELOAD 0xFFFFFFFF it is plain negation. */
+static uint32_t cmsdk_flip(uint32_t reload, uint32_t v) {
+  return v == 0u ? 0u : reload + 1u - v;
 }
 
 static int cmsdk_init(const utim_periph_t *p, unsigned clk, uint32_t div) {
@@ -27,7 +29,7 @@ static int cmsdk_init(const utim_periph_t *p, unsigned clk, uint32_t div) {
   r->ctrl = 0u;
   /* RELOAD first: writing it also loads VALUE, which is set right after. */
   r->reload = 0xFFFFFFFFu;
-  r->value = cmsdk_flip(0u);
+  r->value = 0u;
   r->intstatus = UTIM_CMSDK_TIMER_INT;
   return 0;
 }
@@ -44,25 +46,50 @@ static int cmsdk_enable(const utim_periph_t *p, bool on) {
 }
 
 static uint64_t cmsdk_read(const utim_periph_t *p) {
-  return cmsdk_flip(cmsdk_regs(p)->value);
+  const utim_cmsdk_timer_regs_t *r = cmsdk_regs(p);
+  /* RELOAD first: it only changes by set_property(UTIM_HPROP_TOP), which
+   * restarts the count, so VALUE read after it belongs to it. */
+  const uint32_t reload = r->reload;
+  return cmsdk_flip(reload, r->value);
 }
 
 static int cmsdk_write(const utim_periph_t *p, uint64_t value) {
-  cmsdk_regs(p)->value = cmsdk_flip(value);
+  utim_cmsdk_timer_regs_t *r = cmsdk_regs(p);
+  const uint32_t reload = r->reload;
+  if (value > reload) {
+    return -ERANGE;
+  }
+  r->value = cmsdk_flip(reload, (uint32_t)value);
   return 0;
 }
 
 static int cmsdk_get_property(const utim_periph_t *p, unsigned id, uint64_t *value) {
-  if (id != UTIM_HPROP_OVF_IRQ) {
+  const utim_cmsdk_timer_regs_t *r = cmsdk_regs(p);
+  switch (id) {
+  case UTIM_HPROP_OVF_IRQ:
+    *value = (r->ctrl & UTIM_CMSDK_TIMER_CTRL_IRQEN) != 0u ? 1u : 0u;
+    return 0;
+  case UTIM_HPROP_OVF_PENDING:
+    *value = (r->intstatus & UTIM_CMSDK_TIMER_INT) != 0u ? 1u : 0u;
+    return 0;
+  case UTIM_HPROP_TOP:
+    *value = r->reload;
+    return 0;
+  default:
     return -ENOTSUP;
   }
-  *value = (cmsdk_regs(p)->ctrl & UTIM_CMSDK_TIMER_CTRL_IRQEN) != 0u ? 1u : 0u;
-  return 0;
 }
 
 static int cmsdk_set_property(const utim_periph_t *p, unsigned id, uint64_t value) {
   utim_cmsdk_timer_regs_t *r = cmsdk_regs(p);
 
+  if (id == UTIM_HPROP_TOP) {
+    /* The core checked 1 <= value <= 0xFFFFFFFF. A write of RELOAD also
+     * loads VALUE (CMSDK TRM 4.4.2; QEMU does the same), so the up-count
+     * restarts at 1 and the next wrap is value ticks away. */
+    r->reload = (uint32_t)value;
+    return 0;
+  }
   if (id != UTIM_HPROP_OVF_IRQ) {
     return -ENOTSUP;
   }

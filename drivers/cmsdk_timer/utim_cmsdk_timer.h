@@ -19,8 +19,15 @@
  *   compare by reloading VALUE with the distance would lose the ticks between
  *   reading and writing VALUE, so read() would no longer count at the clock's
  *   rate; an honest CMSDK timer is a counter with an overflow and 0 channels.
+ * - A top (UTIM_PROP_TOP, UTIM_CAP_TOP): RELOAD = top makes the counter run
+ *   0 .. top (up = RELOAD + 1 - VALUE, 0 at VALUE 0) with the interrupt at
+ *   every wrap, top + 1 ticks apart: a periodic tick on reload, as RTOS
+ *   ports use SysTick. Setting it writes RELOAD, which also loads VALUE
+ *   (the up-count restarts at 1); each read reads RELOAD too.
+ *   UTIM_HPROP_OVF_PENDING reads INTSTATUS.
  * - Clock input 0: PCLK, divider 1 only.
- * - UTIM_CAP_OVERFLOW | UTIM_CAP_WRITE | UTIM_CAP_STOP, min_distance 1.
+ * - UTIM_CAP_OVERFLOW | UTIM_CAP_WRITE | UTIM_CAP_STOP | UTIM_CAP_TOP,
+ *   min_distance 1.
  *
  * @par Instance (board side)
  * A board defines each timer with UTIM_CMSDK_TIMER_DEFINE(), naming its
@@ -74,7 +81,7 @@ _Static_assert(offsetof(utim_cmsdk_timer_regs_t, intstatus) == 0x0Cu,
 /** @brief Minimum compare distance (no compare channels: the smallest legal value). */
 #define UTIM_CMSDK_TIMER_MIN_DISTANCE 1u
 /** @brief Capability bits of a CMSDK APB timer instance. */
-#define UTIM_CMSDK_TIMER_CAPS (UTIM_CAP_OVERFLOW | UTIM_CAP_WRITE | UTIM_CAP_STOP)
+#define UTIM_CMSDK_TIMER_CAPS (UTIM_CAP_OVERFLOW | UTIM_CAP_WRITE | UTIM_CAP_STOP | UTIM_CAP_TOP)
 
 /** @brief Device configuration of one CMSDK APB timer (const, in flash). */
 typedef struct utim_cmsdk_timer_cfg {

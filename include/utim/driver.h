@@ -52,6 +52,8 @@ extern "C" {
 #define UTIM_CAP_VIRTUAL (1u << 6)
 /** @brief Counter read and alarms are emulated by the operating system. */
 #define UTIM_CAP_EMULATED (1u << 7)
+/** @brief The counter's top can be set (UTIM_PROP_TOP, a reload register). */
+#define UTIM_CAP_TOP (1u << 8)
 /** @} */
 
 /**
@@ -265,6 +267,12 @@ struct utim_periph {
  *        software-chained instance (see chain.h).
  */
 #define UTIM_HPROP_OVF_PENDING 0x81u
+/**
+ * @brief Get: the counter's top (it counts 0 .. top). Set: a new top, 1 ..
+ *        the width's maximum, checked by the core; restarts the count.
+ *        Required with UTIM_CAP_TOP (see UTIM_PROP_TOP).
+ */
+#define UTIM_HPROP_TOP 0x82u
 /** @} */
 
 /**

@@ -61,7 +61,13 @@
 extern "C" {
 #endif
 
-typedef struct utim_tm utim_tm_t;             /**< a time manager */
+typedef struct utim_tm utim_tm_t; /**< a time manager */
+
+/**
+ * @brief The channel argument of utim_tm_init() that runs the manager
+ *        ticked on the counter's overflow instead of a compare channel.
+ */
+#define UTIM_TM_OVERFLOW (~0u)
 typedef struct utim_tm_timer utim_tm_timer_t; /**< a software timer */
 
 /**
@@ -100,6 +106,7 @@ struct utim_tm {
   uint64_t offset;        /**< reported time = internal + offset */
   uint64_t armed;         /**< internal time the channel is armed for */
   uint64_t tick_at;       /**< ticked: internal time of the last tick point */
+  uint64_t now_at;        /**< internal time the interrupt serves timers up to */
   uint32_t overrun;       /**< coalesced expiries of the running callback */
   bool running;           /**< utim_tm_init() succeeded */
 };
@@ -110,16 +117,32 @@ struct utim_tm {
  *        takes its compare callback for all channels (utim_set_compare_cb()),
  *        so the instance belongs to it. In ticked mode the channel is armed
  *        for every @p tick counter ticks.
+ *
+ * With @p ch = UTIM_TM_OVERFLOW the manager runs ticked on the counter's
+ * overflow interrupt (for instances without compare channels, like the
+ * CMSDK timer and SysTick): each wrap is a tick. On an instance with a top
+ * (UTIM_CAP_TOP, a reload register) the manager sets the top to
+ * @p tick - 1, so any tick works (and utim_tm_deinit() restores it);
+ * otherwise @p tick must be the counter's range, utim_max() + 1. The
+ * system time is the time of the last wrap plus the count; the hardware's
+ * overflow flag (UTIM_PROP_OVF_PENDING) tells a wrap whose interrupt is
+ * pending, so the time never goes back as long as interrupts are never held
+ * off for a whole tick (two wraps then make one interrupt and a tick is
+ * lost from the time).
  * @param tm   the manager (its old contents are ignored)
  * @param p    the instance
- * @param ch   the channel
- * @param mode UTIM_TM_TICKLESS or UTIM_TM_TICKED
- * @param tick ticked mode: the tick in counter ticks (at least the minimum
- *             distance, at most half the counter's range); ignored tickless
+ * @param ch   the channel, or UTIM_TM_OVERFLOW
+ * @param mode UTIM_TM_TICKLESS or UTIM_TM_TICKED (UTIM_TM_OVERFLOW: ticked)
+ * @param tick ticked mode: the tick in counter ticks (on a channel at least
+ *             the minimum distance, at most half the counter's range; on the
+ *             overflow see above); ignored tickless
  * @retval 0 started
  * @retval -EINVAL @p tm or @p p NULL, @p ch not a channel of @p p, @p mode
- *         unknown, or @p tick out of range in ticked mode
- * @retval -ENOTSUP @p p has no channels
+ *         unknown, or @p tick out of range in ticked mode; on the overflow:
+ *         tickless, @p tick below 2, above the range, or other than the
+ *         range without a top
+ * @retval -ENOTSUP @p p has no channels; on the overflow: no overflow
+ *         interrupt or the driver cannot tell a pending wrap
  * Errors leave @p tm not running and the instance unchanged.
  */
 int utim_tm_init(utim_tm_t *tm, const utim_periph_t *p, unsigned ch, utim_tm_mode_t mode,

@@ -89,21 +89,40 @@ extern "C" {
 /**
  * @name Property identifiers for utim_get_property() / utim_set_property()
  * Identifiers below UTIM_PROP_DRIVER_BASE are answered by the core and are
- * read-only; identifiers from UTIM_PROP_DRIVER_BASE on are run-time
- * properties of the driver (see the driver's header).
+ * read-only, except UTIM_PROP_TOP; identifiers from UTIM_PROP_DRIVER_BASE
+ * on are run-time properties of the driver (see the driver's header).
  * @{
  */
-#define UTIM_PROP_WIDTH        1u     /**< counter width in bits */
-#define UTIM_PROP_MAX          2u     /**< largest counter value */
-#define UTIM_PROP_CHANNELS     3u     /**< number of compare channels */
-#define UTIM_PROP_COUNT_DOWN   4u     /**< 1 when the hardware natively counts down */
-#define UTIM_PROP_CAPS         5u     /**< UTIM_CAP_* bits */
-#define UTIM_PROP_FREQ         6u     /**< counting frequency in Hz, 0 before utim_init() */
-#define UTIM_PROP_MIN_DISTANCE 7u     /**< smallest compare distance honoured, ticks */
-#define UTIM_PROP_CLOCKS       8u     /**< number of clock inputs */
-#define UTIM_PROP_CLOCK        9u     /**< clock input index chosen by utim_init() */
-#define UTIM_PROP_DIVIDER      10u    /**< divider chosen by utim_init() */
-#define UTIM_PROP_DRIVER_BASE  0x100u /**< first driver-specific identifier */
+#define UTIM_PROP_WIDTH        1u  /**< counter width in bits */
+#define UTIM_PROP_MAX          2u  /**< largest counter value */
+#define UTIM_PROP_CHANNELS     3u  /**< number of compare channels */
+#define UTIM_PROP_COUNT_DOWN   4u  /**< 1 when the hardware natively counts down */
+#define UTIM_PROP_CAPS         5u  /**< UTIM_CAP_* bits */
+#define UTIM_PROP_FREQ         6u  /**< counting frequency in Hz, 0 before utim_init() */
+#define UTIM_PROP_MIN_DISTANCE 7u  /**< smallest compare distance honoured, ticks */
+#define UTIM_PROP_CLOCKS       8u  /**< number of clock inputs */
+#define UTIM_PROP_CLOCK        9u  /**< clock input index chosen by utim_init() */
+#define UTIM_PROP_DIVIDER      10u /**< divider chosen by utim_init() */
+/**
+ * @brief 1 when the hardware has flagged a wrap whose interrupt has not been
+ *        serviced yet, else 0 (-ENOTSUP where the driver cannot tell). Lets a
+ *        layer above that extends the count on overflow interrupts tell a
+ *        wrap that is pending from one it has counted.
+ */
+#define UTIM_PROP_OVF_PENDING 11u
+/**
+ * @brief The counter's top: it counts 0 .. top and wraps to 0, the wrap
+ *        being the overflow event (UTIM_EVT_OVF). utim_max() unless set.
+ *        Writable on instances with UTIM_CAP_TOP (a reload register), to 1
+ *        .. utim_max() (-EINVAL otherwise, -ENOTSUP without the capability):
+ *        the write restarts the count (it reads at most 1 right after) and
+ *        sets the period of the overflow event to top + 1 ticks. Counter
+ *        writes above the top are refused by the driver (-ERANGE);
+ *        utim_init() restores the top to utim_max(). Meant for instances
+ *        without compare channels, used as a periodic tick.
+ */
+#define UTIM_PROP_TOP         12u
+#define UTIM_PROP_DRIVER_BASE 0x100u /**< first driver-specific identifier */
 /** @} */
 
 /* ---- static properties (no error paths) --------------------------------- */
@@ -423,7 +442,7 @@ uint32_t utim_pending(const utim_periph_t *p);
 int utim_get_property(const utim_periph_t *p, unsigned id, uint64_t *value);
 
 /**
- * @brief Write run-time property @p id (driver-specific ones only).
+ * @brief Write run-time property @p id (UTIM_PROP_TOP or a driver-specific one).
  * @retval 0 success
  * @retval -EINVAL @p id is a read-only core property, or the driver refuses @p value
  * @retval -ENOTSUP this timer has no such property

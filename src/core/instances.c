@@ -108,6 +108,17 @@ int utim_get_property(const utim_periph_t *p, unsigned id, uint64_t *value) {
   case UTIM_PROP_DIVIDER:
     *value = st->hz != 0u ? p->dev->clocks[st->clk].hz / st->hz : 0u;
     return 0;
+  case UTIM_PROP_TOP:
+    if ((utim_caps(p) & UTIM_CAP_TOP) == 0u) {
+      *value = utim_max(p);
+      return 0;
+    }
+    return p->drv->get_property(p, UTIM_HPROP_TOP, value);
+  case UTIM_PROP_OVF_PENDING:
+    if ((utim_caps(p) & UTIM_CAP_OVERFLOW) == 0u || p->drv->get_property == NULL) {
+      return -ENOTSUP;
+    }
+    return p->drv->get_property(p, UTIM_HPROP_OVF_PENDING, value);
   default:
     break;
   }
@@ -118,7 +129,16 @@ int utim_get_property(const utim_periph_t *p, unsigned id, uint64_t *value) {
 }
 
 int utim_set_property(const utim_periph_t *p, unsigned id, uint64_t value) {
-  if (id >= UTIM_PROP_WIDTH && id <= UTIM_PROP_DIVIDER) {
+  if (id == UTIM_PROP_TOP) {
+    if ((utim_caps(p) & UTIM_CAP_TOP) == 0u) {
+      return -ENOTSUP;
+    }
+    if (value == 0u || value > utim_max(p)) {
+      return -EINVAL;
+    }
+    return p->drv->set_property(p, UTIM_HPROP_TOP, value);
+  }
+  if (id >= UTIM_PROP_WIDTH && id <= UTIM_PROP_OVF_PENDING) {
     return -EINVAL;
   }
   if (id < UTIM_PROP_DRIVER_BASE || p->drv->set_property == NULL) {

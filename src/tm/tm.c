@@ -24,9 +24,26 @@ static uint64_t half_range(const utim_tm_t *tm) {
   return (tm->max >> 1) + 1u;
 }
 
-/* Internal time now, extended from the counter; under the port lock. */
+/* Whether the manager runs on the counter's overflow (ticked, no channel). */
+static bool on_ovf(const utim_tm_t *tm) {
+  return tm->ch == UTIM_TM_OVERFLOW;
+}
+
+/* Internal time now, extended from the counter; under the port lock.
+ * On a channel: the counter's advance since the previous read, modulo its
+ * range (reads are at most half a range apart). On the overflow: the time
+ * of the last wrap the tick counted (last) plus the count, or plus a whole
+ * period and a fresh count when the hardware flags a wrap the tick has not
+ * counted yet (one at most: interrupts are never held off for a tick). */
 static uint64_t now_locked(utim_tm_t *tm) {
-  const uint64_t raw = utim_read(tm->p);
+  uint64_t raw = utim_read(tm->p);
+  if (on_ovf(tm)) {
+    uint64_t pending = 0;
+    if (utim_get_property(tm->p, UTIM_PROP_OVF_PENDING, &pending) == 0 && pending != 0u) {
+      return tm->last + tm->tick + utim_read(tm->p);
+    }
+    return tm->last + raw;
+  }
   tm->last += (raw - tm->last_raw) & tm->max;
   tm->last_raw = raw;
   return tm->last;
@@ -85,7 +102,7 @@ static void expire(utim_tm_node_t *n, void *ctx) {
   if (t->period != 0u) {
     /* Its next grid point after the time the wheel was advanced to. */
     const uint64_t due = n->expiry;
-    const uint64_t now = tm->last;
+    const uint64_t now = tm->now_at;
     uint64_t next = due + t->period;
     if (now - next < TM_HALF) {
       const uint64_t k = (now - due) / t->period;
@@ -97,15 +114,49 @@ static void expire(utim_tm_node_t *n, void *ctx) {
   t->cb(tm, t, t->arg);
 }
 
+/* The manager's interrupt: serve what is due, arm the next one (a channel)
+ * or count the wrap (the overflow, whose tick the hardware repeats). */
+static void service(utim_tm_t *tm) {
+  if (on_ovf(tm)) {
+    tm->last += tm->tick;
+  }
+  tm->now_at = now_locked(tm);
+  (void)utim_tm_wheel_advance(&tm->wheel, tm->now_at, expire, tm);
+  if (!on_ovf(tm)) {
+    program(tm, true);
+  }
+}
+
 static void on_compare(const utim_periph_t *p, unsigned ch, void *arg) {
   utim_tm_t *tm = arg;
   (void)p;
-  if (!tm->running || ch != tm->ch) {
-    return;
+  if (tm->running && ch == tm->ch) {
+    service(tm);
   }
-  const uint64_t now = now_locked(tm);
-  (void)utim_tm_wheel_advance(&tm->wheel, now, expire, tm);
-  program(tm, true);
+}
+
+static void on_overflow(const utim_periph_t *p, void *arg) {
+  utim_tm_t *tm = arg;
+  (void)p;
+  if (tm->running) {
+    service(tm);
+  }
+}
+
+/* Whether the manager can run on @p p's overflow with this tick: the
+ * hardware must tell a pending wrap, and the wrap must come every tick
+ * (a settable top, or a counter whose range is the tick). */
+static int check_ovf(const utim_periph_t *p, utim_tm_mode_t mode, uint64_t tick) {
+  uint64_t pending = 0;
+  if (utim_get_property(p, UTIM_PROP_OVF_PENDING, &pending) != 0) {
+    return -ENOTSUP;
+  }
+  const uint64_t max = utim_max(p);
+  const bool top = (utim_caps(p) & UTIM_CAP_TOP) != 0u;
+  if (mode != UTIM_TM_TICKED || tick < 2u || tick - 1u > max || (!top && tick - 1u != max)) {
+    return -EINVAL;
+  }
+  return 0;
 }
 
 int utim_tm_init(utim_tm_t *tm, const utim_periph_t *p, unsigned ch, utim_tm_mode_t mode,
@@ -114,12 +165,16 @@ int utim_tm_init(utim_tm_t *tm, const utim_periph_t *p, unsigned ch, utim_tm_mod
     return -EINVAL;
   }
   tm->running = false;
-  if (utim_channels(p) == 0u) {
-    return -ENOTSUP;
-  }
   const uint64_t max = utim_max(p);
-  if (ch >= utim_channels(p) || (mode != UTIM_TM_TICKLESS && mode != UTIM_TM_TICKED) ||
-      (mode == UTIM_TM_TICKED && (tick < utim_min_distance(p) || tick > (max >> 1) + 1u))) {
+  if (ch == UTIM_TM_OVERFLOW) {
+    const int rc = check_ovf(p, mode, tick);
+    if (rc != 0) {
+      return rc;
+    }
+  } else if (utim_channels(p) == 0u) {
+    return -ENOTSUP;
+  } else if (ch >= utim_channels(p) || (mode != UTIM_TM_TICKLESS && mode != UTIM_TM_TICKED) ||
+             (mode == UTIM_TM_TICKED && (tick < utim_min_distance(p) || tick > (max >> 1) + 1u))) {
     return -EINVAL;
   }
   const uint32_t key = utim_port_lock();
@@ -128,16 +183,30 @@ int utim_tm_init(utim_tm_t *tm, const utim_periph_t *p, unsigned ch, utim_tm_mod
   tm->mode = mode;
   tm->tick = mode == UTIM_TM_TICKED ? tick : 0u;
   tm->max = max;
-  tm->last = 0u;
-  tm->last_raw = utim_read(p);
   tm->offset = 0u;
   tm->overrun = 0u;
+  tm->tick_at = 0u;
   utim_tm_wheel_init(&tm->wheel, 0u);
-  int rc = utim_set_compare_cb(p, on_compare, tm);
+  int rc = 0;
+  if (ch == UTIM_TM_OVERFLOW) {
+    if ((utim_caps(p) & UTIM_CAP_TOP) != 0u) {
+      rc = utim_set_property(p, UTIM_PROP_TOP, tick - 1u);
+    }
+    /* Internal time 0 now: the count is added to the time of the last wrap. */
+    tm->last = 0u - utim_read(p);
+    if (rc == 0) {
+      rc = utim_set_overflow_cb(p, on_overflow, tm);
+    }
+  } else {
+    tm->last = 0u;
+    tm->last_raw = utim_read(p);
+    rc = utim_set_compare_cb(p, on_compare, tm);
+  }
   if (rc == 0) {
     tm->running = true;
-    tm->tick_at = 0u;
-    program(tm, true);
+    if (ch != UTIM_TM_OVERFLOW) {
+      program(tm, true);
+    }
   }
   utim_port_unlock(key);
   return rc;
@@ -155,8 +224,15 @@ int utim_tm_deinit(utim_tm_t *tm) {
     return -EINVAL;
   }
   const uint32_t key = utim_port_lock();
-  (void)utim_clear(tm->p, tm->ch);
-  (void)utim_set_compare_cb(tm->p, NULL, NULL);
+  if (on_ovf(tm)) {
+    (void)utim_set_overflow_cb(tm->p, NULL, NULL);
+    if ((utim_caps(tm->p) & UTIM_CAP_TOP) != 0u) {
+      (void)utim_set_property(tm->p, UTIM_PROP_TOP, tm->max);
+    }
+  } else {
+    (void)utim_clear(tm->p, tm->ch);
+    (void)utim_set_compare_cb(tm->p, NULL, NULL);
+  }
   for (unsigned i = 0; i < UTIM_TM_WHEEL_LEVELS * UTIM_TM_WHEEL_SLOTS; i++) {
     drop_list(&tm->wheel, &tm->wheel.slot[i]);
   }

@@ -38,6 +38,7 @@
   X(ct_case_abs_late, "absolute late")                                                             \
   X(ct_case_overflow, "overflow")                                                                  \
   X(ct_case_mask, "mask and pending")                                                              \
+  X(ct_case_top, "top (reload) and overflow pending")                                              \
   X(ct_case_invalid, "invalid input")                                                              \
   X(ct_case_cb_api, "callbacks calling the API")                                                   \
   X(ct_case_chain, "chained")                                                                      \

@@ -66,7 +66,7 @@ static uint64_t half_range_ns(const utim_periph_t *p) {
   return half >= (uint64_t)hz ? cap : (ns_of(half) > cap ? cap : ns_of(half));
 }
 
-static bool setup(const utim_periph_t *p, utim_tm_mode_t mode, uint64_t tick) {
+static bool setup(const utim_periph_t *p, unsigned ch, utim_tm_mode_t mode, uint64_t tick) {
   sim_reset();
   inst = p;
   if (!TH_EQ(utim_closest_freq(p, HZ_WANT, UTIM_CLOCK_DEFAULT, &hz), 0) ||
@@ -75,7 +75,7 @@ static bool setup(const utim_periph_t *p, utim_tm_mode_t mode, uint64_t tick) {
   }
   /* The manager counts from the counter's value at init: start both at once. */
   t_init_ns = sim_now();
-  const int rc = utim_tm_init(&tm, p, 0, mode, tick);
+  const int rc = utim_tm_init(&tm, p, ch, mode, tick);
   return TH_EQ(rc, 0);
 }
 
@@ -113,6 +113,14 @@ static void t_errors(void *arg) {
   TH_EQ(utim_tm_init(&m, p, 0, (utim_tm_mode_t)7, 0), -EINVAL);
   TH_EQ(utim_tm_init(&m, p, 0, UTIM_TM_TICKED, 0), -EINVAL);
   TH_EQ(utim_tm_init(&m, p, 0, UTIM_TM_TICKED, (utim_max(p) >> 1) + 2u), -EINVAL);
+  /* On the overflow: ticked only, one tick per wrap without a top. */
+  TH_EQ(utim_tm_init(&m, p, UTIM_TM_OVERFLOW, UTIM_TM_TICKLESS, utim_max(p) + 1u), -EINVAL);
+  TH_EQ(utim_tm_init(&m, p, UTIM_TM_OVERFLOW, UTIM_TM_TICKED, utim_max(p)), -EINVAL);
+  TH_EQ(utim_tm_init(&m, p, UTIM_TM_OVERFLOW, UTIM_TM_TICKED, 1u), -EINVAL);
+  TH_EQ(utim_tm_init(&m, p, UTIM_TM_OVERFLOW, UTIM_TM_TICKED, utim_max(p) + 2u), -EINVAL);
+  /* No pending-wrap query (the chain of two sim timers): not supported. */
+  const utim_periph_t *chain = utim_by_name("SIM_CHAIN32");
+  TH_EQ(utim_tm_init(&m, chain, UTIM_TM_OVERFLOW, UTIM_TM_TICKED, utim_max(chain) + 1u), -ENOTSUP);
   TH_CHECK(!m.running);
   TH_EQU(utim_tm_now(&m), 0);
   utim_tm_timer_t t;
@@ -145,12 +153,30 @@ static void t_errors(void *arg) {
   TH_EQ(utim_tm_deinit(&m), -EINVAL);
 }
 
+/* The modes each instance runs: tickless and ticked on channel 0, and
+ * ticked on the overflow (one tick per wrap: the sim timers have no top)
+ * where the driver tells a pending wrap and a wrap is short. */
+#define N_MODES 3u
+static const char *const mode_names[N_MODES] = {"tickless", "ticked", "ticked on the overflow"};
+
+static bool mode_runs(const utim_periph_t *p, unsigned mode) {
+  uint64_t v = 0;
+  return mode < 2u ||
+         (utim_width(p) <= 16u && utim_get_property(p, UTIM_PROP_OVF_PENDING, &v) == 0);
+}
+
+/* The tick of mode number `mode` (0 when tickless). */
+static uint64_t mode_tick(const utim_periph_t *p, unsigned mode) {
+  return mode == 0u ? 0u : (mode == 1u ? tick_for(p) : utim_max(p) + 1u);
+}
+
 /* ---- system time ------------------------------------------------------------ */
 
-static void t_time(void *arg) {
-  const utim_periph_t *p = arg;
-  th_context("%s", utim_name(p));
-  if (!setup(p, UTIM_TM_TICKLESS, 0)) {
+/* The time in tickless mode or on the overflow, against virtual time. */
+static void time_in_mode(const utim_periph_t *p, unsigned mode) {
+  th_context("%s %s", utim_name(p), mode_names[mode]);
+  if (!setup(p, mode == 2u ? UTIM_TM_OVERFLOW : 0u, mode == 0u ? UTIM_TM_TICKLESS : UTIM_TM_TICKED,
+             mode_tick(p, mode))) {
     return;
   }
   rng_state = 99u;
@@ -188,9 +214,18 @@ static void t_time(void *arg) {
     prev = t;
     checks++;
   }
-  th_note("%s: %u reads over %" PRIu64 " ms, counter range %" PRIu64 " ticks at %u Hz",
-          utim_name(p), checks, span / 1000000u, utim_max(p), hz);
+  th_note("%s %s: %u reads over %" PRIu64 " ms, counter range %" PRIu64 " ticks at %u Hz",
+          utim_name(p), mode_names[mode], checks, span / 1000000u, utim_max(p), hz);
   TH_EQ(utim_tm_deinit(&tm), 0);
+}
+
+static void t_time(void *arg) {
+  const utim_periph_t *p = arg;
+  for (unsigned mode = 0; mode < N_MODES; mode += 2u) {
+    if (mode_runs(p, mode)) {
+      time_in_mode(p, mode);
+    }
+  }
 }
 
 /* ---- the random run against a model ------------------------------------------ */
@@ -350,20 +385,23 @@ static void check_lost(void) {
   }
 }
 
-/* Start the manager on p in mode number `mode` (0 tickless, 1 ticked). */
+/* Start the manager on p in mode number `mode` (see mode_names). */
 static bool begin_mode(const utim_periph_t *p, unsigned mode) {
   cur_mode = mode == 0u ? UTIM_TM_TICKLESS : UTIM_TM_TICKED;
-  th_context("%s %s", utim_name(p), mode == 0u ? "tickless" : "ticked");
-  return setup(p, cur_mode, tick_for(p));
+  th_context("%s %s", utim_name(p), mode_names[mode]);
+  return setup(p, mode == 2u ? UTIM_TM_OVERFLOW : 0u, cur_mode, mode_tick(p, mode));
 }
 
 static void t_random(void *arg) {
   const utim_periph_t *p = arg;
-  for (unsigned mode = 0; mode < 2u; mode++) {
+  for (unsigned mode = 0; mode < N_MODES; mode++) {
+    if (!mode_runs(p, mode)) {
+      continue;
+    }
     if (!begin_mode(p, mode)) {
       return;
     }
-    cur_tick = cur_mode == UTIM_TM_TICKED ? tick_for(p) : 0u;
+    cur_tick = mode_tick(p, mode);
     rng_state = opt_seed * 1000003u + mode;
     const uint64_t crit_max_ns = half_range_ns(p) / 2u;
     /* Two interrupt-off periods back to back (a stall inside a call, then a
@@ -435,8 +473,7 @@ static void t_random(void *arg) {
     check_lost();
     th_note("%s %s: %llu callbacks, %llu coalesced expiries, tick %" PRIu64 ", bound %" PRIu64
             " ticks",
-            utim_name(p), mode == 0u ? "tickless" : "ticked", n_calls, n_overruns, cur_tick,
-            late_bound);
+            utim_name(p), mode_names[mode], n_calls, n_overruns, cur_tick, late_bound);
     TH_EQ(utim_tm_deinit(&tm), 0);
   }
 }
@@ -469,7 +506,10 @@ static void wake_hook(utim_tm_t *m, unsigned id, void *arg) {
 
 static void t_tasks(void *arg) {
   const utim_periph_t *p = arg;
-  for (unsigned mode = 0; mode < 2u; mode++) {
+  for (unsigned mode = 0; mode < N_MODES; mode++) {
+    if (!mode_runs(p, mode)) {
+      continue;
+    }
     if (!begin_mode(p, mode)) {
       return;
     }
@@ -515,12 +555,11 @@ static void t_tasks(void *arg) {
       }
     }
     /* Every delay still pending ends within 40,000 ticks plus a tick. */
-    sim_advance(ns_of(40000u + tick_for(p)) + 1000000u);
+    sim_advance(ns_of(40000u + mode_tick(p, mode)) + 1000000u);
     for (unsigned i = 0; i < NTASK; i++) {
       TH_CHECKF(!task_delayed[i], "task %u: its delay never ended", i);
     }
-    th_note("%s %s: %u wake-ups collected", utim_name(p), mode == 0u ? "tickless" : "ticked",
-            collected);
+    th_note("%s %s: %u wake-ups collected", utim_name(p), mode_names[mode], collected);
     TH_EQ(utim_tm_deinit(&tm), 0);
   }
 }
