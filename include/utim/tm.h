@@ -134,7 +134,7 @@ struct utim_tm {
  * @param ch   the channel, or UTIM_TM_OVERFLOW
  * @param mode UTIM_TM_TICKLESS or UTIM_TM_TICKED (UTIM_TM_OVERFLOW: ticked)
  * @param tick ticked mode: the tick in counter ticks (on a channel at least
- *             the minimum distance, at most half the counter's range; on the
+ *             the minimum distance, at most utim_max() / 2; on the
  *             overflow see above); ignored tickless
  * @retval 0 started
  * @retval -EINVAL @p tm or @p p NULL, @p ch not a channel of @p p, @p mode
@@ -190,7 +190,8 @@ void utim_tm_timer_init(utim_tm_timer_t *t, utim_tm_cb_t cb, void *arg);
  *        callback does not run for it.
  * @param tm     the manager
  * @param t      the timer (initialised)
- * @param ticks  ticks from now, 0 to 2^62 (0: at once, from the interrupt)
+ * @param ticks  ticks from now, 0 to 2^62 (0: due at once; the callback may
+ *               run before this returns, as utim_set_rel(p, ch, 0) delivers)
  * @param period 0, or the period in ticks, 1 to 2^62
  * @retval 0 started
  * @retval -EINVAL NULL argument, manager not running, timer without

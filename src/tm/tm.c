@@ -18,10 +18,11 @@
 /* Modular time: a difference of 2^63 or more is "behind". */
 #define TM_HALF ((uint64_t)1 << 63)
 
-/* Half the counter's range: the longest the channel is left unarmed for,
- * so reads of the counter are never a whole range apart. */
+/* The farthest the channel is armed ahead: utim_max() / 2, the farthest
+ * utim_set_abs() takes (one tick more would read as passed). So reads of
+ * the counter are never half a range apart. */
 static uint64_t half_range(const utim_tm_t *tm) {
-  return (tm->max >> 1) + 1u;
+  return tm->max >> 1;
 }
 
 /* Whether the manager runs on the counter's overflow (ticked, no channel). */
@@ -47,6 +48,22 @@ static uint64_t now_locked(utim_tm_t *tm) {
   tm->last += (raw - tm->last_raw) & tm->max;
   tm->last_raw = raw;
   return tm->last;
+}
+
+/* Arm the channel for internal time @p target, @p now being the time of the
+ * last read: exactly with utim_set_abs(); when the hardware cannot match it
+ * (due, passed by now, or nearer than the minimum distance), relative to a
+ * fresh read: at once when due, else no sooner than the target and at least
+ * the minimum distance ahead. (At once while not due would find nothing to
+ * do and come back here, over and over until the target.) */
+static void arm(utim_tm_t *tm, uint64_t target, uint64_t now) {
+  if (target != now &&
+      utim_set_abs(tm->p, tm->ch, (tm->last_raw + (target - now)) & tm->max) == 0) {
+    return;
+  }
+  const uint64_t left = target - now_locked(tm);
+  const uint64_t md = utim_min_distance(tm->p);
+  (void)utim_set_rel(tm->p, tm->ch, left >= TM_HALF || left == 0u ? 0u : (left < md ? md : left));
 }
 
 /*
@@ -88,11 +105,7 @@ static void program(utim_tm_t *tm, bool force) {
     return;
   }
   tm->armed = target;
-  const uint64_t ahead = target - now;
-  if (utim_set_abs(tm->p, tm->ch, (tm->last_raw + ahead) & tm->max) != 0) {
-    /* Passed or closer than the minimum distance by now: at once. */
-    (void)utim_set_rel(tm->p, tm->ch, 0u);
-  }
+  arm(tm, target, now);
 }
 
 static void expire(utim_tm_node_t *n, void *ctx) {
@@ -174,7 +187,7 @@ int utim_tm_init(utim_tm_t *tm, const utim_periph_t *p, unsigned ch, utim_tm_mod
   } else if (utim_channels(p) == 0u) {
     return -ENOTSUP;
   } else if (ch >= utim_channels(p) || (mode != UTIM_TM_TICKLESS && mode != UTIM_TM_TICKED) ||
-             (mode == UTIM_TM_TICKED && (tick < utim_min_distance(p) || tick > (max >> 1) + 1u))) {
+             (mode == UTIM_TM_TICKED && (tick < utim_min_distance(p) || tick > (max >> 1)))) {
     return -EINVAL;
   }
   const uint32_t key = utim_port_lock();

@@ -16,9 +16,11 @@
  * prints the operations before the first violation of the random run.
  */
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "board_sim.h"
 #include "harness.h"
@@ -82,7 +84,7 @@ static bool setup(const utim_periph_t *p, unsigned ch, utim_tm_mode_t mode, uint
 /* The ticked mode's tick: about 50 us, at most half the counter's range. */
 static uint64_t tick_for(const utim_periph_t *p) {
   uint64_t t = hz / 20000u;
-  const uint64_t half = (utim_max(p) >> 1) + 1u;
+  const uint64_t half = utim_max(p) >> 1;
   if (t > half) {
     t = half;
   }
@@ -112,7 +114,7 @@ static void t_errors(void *arg) {
   TH_EQ(utim_tm_init(&m, p, utim_channels(p), UTIM_TM_TICKLESS, 0), -EINVAL);
   TH_EQ(utim_tm_init(&m, p, 0, (utim_tm_mode_t)7, 0), -EINVAL);
   TH_EQ(utim_tm_init(&m, p, 0, UTIM_TM_TICKED, 0), -EINVAL);
-  TH_EQ(utim_tm_init(&m, p, 0, UTIM_TM_TICKED, (utim_max(p) >> 1) + 2u), -EINVAL);
+  TH_EQ(utim_tm_init(&m, p, 0, UTIM_TM_TICKED, (utim_max(p) >> 1) + 1u), -EINVAL);
   /* On the overflow: ticked only, one tick per wrap without a top. */
   TH_EQ(utim_tm_init(&m, p, UTIM_TM_OVERFLOW, UTIM_TM_TICKLESS, utim_max(p) + 1u), -EINVAL);
   TH_EQ(utim_tm_init(&m, p, UTIM_TM_OVERFLOW, UTIM_TM_TICKED, utim_max(p)), -EINVAL);
@@ -168,6 +170,46 @@ static bool mode_runs(const utim_periph_t *p, unsigned mode) {
 /* The tick of mode number `mode` (0 when tickless). */
 static uint64_t mode_tick(const utim_periph_t *p, unsigned mode) {
   return mode == 0u ? 0u : (mode == 1u ? tick_for(p) : utim_max(p) + 1u);
+}
+
+/* ---- the checkpoint on a counter that does not move between two reads -------- */
+
+static void on_alarm(int sig) {
+  (void)sig;
+  static const char msg[] = "not ok - checkpoint arming: no progress after 10 s (livelock)\n";
+  (void)!write(1, msg, sizeof msg - 1u);
+  _exit(1);
+}
+
+/* Regression: the manager armed its checkpoint (no timer pending) exactly
+ * half a range ahead, which utim_set_abs() refuses as passed; its fallback,
+ * an arming at once, then found nothing due and armed the same checkpoint
+ * again, for ever. It showed whenever no tick passed between the manager's
+ * read and the core's (a slow counter, or here accesses that cost no time). */
+static void t_checkpoint(void *arg) {
+  (void)arg;
+  for (unsigned i = 0; i < utim_count(); i++) {
+    const utim_periph_t *p = utim_by_index(i);
+    if (utim_channels(p) == 0u) {
+      continue;
+    }
+    th_context("%s", utim_name(p));
+    if (!setup(p, 0u, UTIM_TM_TICKLESS, 0)) {
+      return;
+    }
+    sim_set_access_cost(0u);
+    signal(SIGALRM, on_alarm);
+    alarm(10u);
+    const uint64_t a0 = sim_accesses();
+    sim_advance(1000000u);
+    (void)utim_tm_now(&tm);
+    alarm(0u);
+    const uint64_t accesses = sim_accesses() - a0;
+    sim_set_access_cost(10u);
+    TH_CHECKF(accesses < 2000u, "%" PRIu64 " register accesses in 1 ms with nothing pending",
+              accesses);
+    TH_EQ(utim_tm_deinit(&tm), 0);
+  }
 }
 
 /* ---- system time ------------------------------------------------------------ */
@@ -575,6 +617,7 @@ int main(int argc, char **argv) {
           "--ops %llu); timer %zu bytes, manager %zu bytes",
           opt_seed, opt_ops, opt_seed, opt_ops, sizeof(utim_tm_timer_t), sizeof(utim_tm_t));
   th_run("argument errors, remaining time across set_time", t_errors, NULL);
+  th_run("checkpoint arming, counter still between reads", t_checkpoint, NULL);
   for (unsigned i = 0; i < utim_count(); i++) {
     const utim_periph_t *p = utim_by_index(i);
     if (utim_channels(p) == 0u) {
