@@ -89,13 +89,14 @@ endfunction()
 
 # ---- size report: core and each driver, before and after --gc-sections
 set(UTIM_SIZE_REPORT_FIRMWARE "" CACHE INTERNAL "")
-# utim_add_size_report(<firmware> [NAME <suffix>]): test size_<board><suffix>,
-# report reports/size_<board><suffix>.txt.
+# utim_add_size_report(<firmware> [NAME <suffix>] [LIBS <layer targets>]):
+# test size_<board><suffix>, report reports/size_<board><suffix>.txt; LIBS
+# adds layers above the core (utim_tm) as components of their own.
 function(utim_add_size_report fw)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "" "NAME" "")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "NAME" "LIBS")
   set(sfx "${arg_NAME}")
   set(libs)
-  foreach(t utim_core ${UTIM_BOARD_DRIVER_TARGETS})
+  foreach(t utim_core ${UTIM_BOARD_DRIVER_TARGETS} ${arg_LIBS})
     list(APPEND libs "$<TARGET_FILE:${t}>")
   endforeach()
   string(REPLACE ";" "," libs "${libs}")
