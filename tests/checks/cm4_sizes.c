@@ -32,6 +32,8 @@ _Static_assert(sizeof(utim_tm_timer_t) <= 32u,
 
 /** @brief Its size is sizeof(utim_tm_timer_t). */
 const unsigned char utim_sizeof_tm_timer[sizeof(utim_tm_timer_t)] = {0};
+/** @brief Its size is sizeof(utim_tm_t): the manager with its wheel (fixed RAM). */
+const unsigned char utim_sizeof_tm[sizeof(utim_tm_t)] = {0};
 /** @brief Its size is sizeof(utim_periph_t). */
 const unsigned char utim_sizeof_periph[sizeof(utim_periph_t)] = {0};
 /** @brief Its size is sizeof(utim_driver_t). */
