@@ -16,11 +16,13 @@ static utim_systick_regs_t *systick_regs(const utim_periph_t *p) {
   return systick_cfg(p)->regs;
 }
 
-/* The counter holds 0 for one tick and then reloads 0xFFFFFF, so the
- * negation maps the down-count onto an up-count of the same period whose
- * wrap coincides with the hardware's 1 -> 0 step (the exception). */
-static uint32_t systick_up(uint32_t cvr) {
-  return (0u - cvr) & UTIM_SYSTICK_MAX;
+/* The counter holds 0 for one tick and then reloads RVR, so it runs RVR,
+ * ..., 1, 0 and the up-count of the same period of RVR + 1 ticks runs
+ * 1, ..., RVR, 0: up = RVR + 1 - CVR, 0 at CVR 0; its wrap coincides with
+ * the hardware's 1 -> 0 step (the exception). With RVR 0xFFFFFF it is
+ * negation modulo 2^24. */
+static uint32_t systick_up(uint32_t rvr, uint32_t cvr) {
+  return cvr == 0u ? 0u : rvr + 1u - cvr;
 }
 
 static int systick_init(const utim_periph_t *p, unsigned clk, uint32_t div) {
@@ -49,7 +51,11 @@ static int systick_enable(const utim_periph_t *p, bool on) {
 }
 
 static uint64_t systick_read(const utim_periph_t *p) {
-  return systick_up(systick_regs(p)->cvr);
+  const utim_systick_regs_t *r = systick_regs(p);
+  /* RVR first: it only changes by set_property(UTIM_HPROP_TOP), which
+   * restarts the count, so CVR read after it belongs to it. */
+  const uint32_t rvr = r->rvr;
+  return systick_up(rvr, r->cvr);
 }
 
 static int systick_get_property(const utim_periph_t *p, unsigned id, uint64_t *value) {
@@ -58,6 +64,14 @@ static int systick_get_property(const utim_periph_t *p, unsigned id, uint64_t *v
   switch (id) {
   case UTIM_HPROP_OVF_IRQ:
     *value = (r->csr & UTIM_SYSTICK_CSR_TICKINT) != 0u ? 1u : 0u;
+    return 0;
+  case UTIM_HPROP_OVF_PENDING:
+    /* ICSR.PENDSTSET: the exception of a wrap is pending (COUNTFLAG would
+     * be no use: reading CSR clears it). */
+    *value = (*systick_cfg(p)->icsr & UTIM_SYSTICK_ICSR_PENDSTSET) != 0u ? 1u : 0u;
+    return 0;
+  case UTIM_HPROP_TOP:
+    *value = r->rvr & UTIM_SYSTICK_MAX;
     return 0;
   case UTIM_SYSTICK_PROP_CALIB:
     *value = r->calib;
@@ -71,6 +85,16 @@ static int systick_set_property(const utim_periph_t *p, unsigned id, uint64_t va
   const utim_systick_cfg_t *cfg = systick_cfg(p);
   utim_systick_regs_t *r = cfg->regs;
 
+  if (id == UTIM_HPROP_TOP) {
+    /* The core checked 1 <= value <= 0xFFFFFF. RVR is used at the next
+     * reload; clearing CVR (without raising the exception) restarts the
+     * count at 0 so that this next reload is the new top. */
+    uint32_t key = utim_port_lock();
+    r->rvr = (uint32_t)value;
+    r->cvr = 0u;
+    utim_port_unlock(key);
+    return 0;
+  }
   if (id != UTIM_HPROP_OVF_IRQ) {
     return -ENOTSUP;
   }

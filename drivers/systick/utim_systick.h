@@ -23,6 +23,11 @@
  *   period loses the ticks between the read and the write, so read() would
  *   drift against the clock. An honest SysTick is therefore a 24-bit
  *   free-running counter with an overflow interrupt and 0 channels.
+ * - A top (UTIM_PROP_TOP, UTIM_CAP_TOP): RVR = top makes the counter run
+ *   0 .. top (up = RVR + 1 - CVR, 0 at CVR 0), the exception every top + 1
+ *   ticks: the tick of an RTOS port. Setting it writes RVR and clears CVR,
+ *   so the count restarts at 0; each read reads RVR too.
+ *   UTIM_HPROP_OVF_PENDING reads ICSR.PENDSTSET.
  * - No UTIM_CAP_WRITE: only 0 can be written. UTIM_CAP_STOP: CSR.ENABLE.
  * - Clock inputs, by index: 0 = processor clock (CLKSOURCE = 1),
  *   1 = reference clock (CLKSOURCE = 0), only when the board lists it. Each
@@ -32,7 +37,7 @@
  * A board defines its SysTick with UTIM_SYSTICK_DEFINE(), naming the
  * platform name and the clock-input table; the registers sit at the
  * architecture's fixed addresses, and the macro fills in the rest (24 bits,
- * counting down, 0 channels, UTIM_CAP_OVERFLOW | UTIM_CAP_STOP, minimum
+ * counting down, 0 channels, UTIM_CAP_OVERFLOW | UTIM_CAP_STOP | UTIM_CAP_TOP, minimum
  * distance 1). The board routes the SysTick exception to utim_systick_isr().
  *
  * @par Under emulation
@@ -41,8 +46,10 @@
  * exception. The conformance suite runs counting, stop/start, both inputs and
  * the frequency checks on it. It skips the overflow and mask tests: one wrap
  * (2^24 ticks, 0.67 s at 25 MHz) is longer than the MCU harness's longest
- * wait and the counter cannot be written closer to it, so the overflow
- * callback is not covered by the suite.
+ * wait and the counter cannot be written closer to it. The overflow
+ * callback is covered by the "top (reload) and overflow pending" case,
+ * with a short top, and by the time manager's suite (tests/tm), which
+ * ticks on it.
  *
  * @par Not verified under emulation
  * Real silicon's behaviour when CLKSOURCE changes while the counter runs (the
@@ -89,6 +96,8 @@ _Static_assert(offsetof(utim_systick_regs_t, calib) == 0x0Cu, "SysTick: CALIB at
 #define UTIM_SYSTICK_CLK_REF 1u
 /** @brief SCB ICSR bit that removes a pending SysTick exception. */
 #define UTIM_SYSTICK_ICSR_PENDSTCLR (1u << 25)
+/** @brief SCB ICSR bit that reads 1 while the SysTick exception is pending. */
+#define UTIM_SYSTICK_ICSR_PENDSTSET (1u << 26)
 /** @brief Address of the SysTick registers on every Cortex-M (SYST_CSR). */
 #define UTIM_SYSTICK_BASE 0xE000E010u
 /** @brief Address of the SCB's ICSR on every Cortex-M. */
@@ -100,7 +109,7 @@ _Static_assert(offsetof(utim_systick_regs_t, calib) == 0x0Cu, "SysTick: CALIB at
 /** @brief Minimum compare distance (no compare channels: the smallest legal value). */
 #define UTIM_SYSTICK_MIN_DISTANCE 1u
 /** @brief Capability bits of a SysTick instance. */
-#define UTIM_SYSTICK_CAPS (UTIM_CAP_OVERFLOW | UTIM_CAP_STOP)
+#define UTIM_SYSTICK_CAPS (UTIM_CAP_OVERFLOW | UTIM_CAP_STOP | UTIM_CAP_TOP)
 
 /** @brief Device configuration of the SysTick instance (const, in flash). */
 typedef struct utim_systick_cfg {
