@@ -203,7 +203,7 @@ op_t gen_op(const ctx_t *x, unsigned shape) {
     }
     break;
   case OP_GETPROP: {
-    static const unsigned ids[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 0xff};
+    static const unsigned ids[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 0xff};
     op.a = ids[rnd_below(sizeof(ids) / sizeof(ids[0]))];
     op.mode = chance(5);
     break;

@@ -452,6 +452,23 @@ bool exec_op(ctx_t *x, const op_t *op) {
       }
       break;
     }
+    case UTIM_PROP_TOP:
+      eval = m->max; /* no sim timer has a top */
+      break;
+    case UTIM_PROP_OVF_PENDING:
+      /* The hardware's wrap flag: 0 or 1 where the timer has an overflow
+       * (whether a wrap is unserviced is the flag's, the model keeps none);
+       * the chain driver cannot tell (its carry is in software). */
+      if ((m->caps & UTIM_CAP_OVERFLOW) == 0u || (m->caps & UTIM_CAP_VIRTUAL) != 0u) {
+        er = -ENOTSUP;
+        has_val = false;
+      } else {
+        val_loose = true;
+        if (r == 0 && v > 1u) {
+          say(x, "UTIM_PROP_OVF_PENDING read %" PRIu64 ", not 0 or 1\n", v);
+        }
+      }
+      break;
     default:
       er = -ENOTSUP;
       has_val = false;
