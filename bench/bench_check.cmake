@@ -1,6 +1,6 @@
 # Behaviour checks of utim-bench, run by ctest in script mode:
 #   cmake -DBENCH=<path to utim-bench> -DMODE=smoke|cli -DWORKDIR=<scratch directory>
-#         [-DCOMMANDS=ops;clock;sleep;timeout] -P bench_check.cmake
+#         [-DCOMMANDS=ops;tm;clock;sleep;timeout] -P bench_check.cmake
 # smoke: `ops --runs 3 --iterations 1000 --no-callgrind --json` exits 0 and prints one
 #        JSON document with every (driver, name, api, instance) row and its fields; the
 #        same document goes to --json-out FILE, and `-o -` is stdout.
@@ -38,6 +38,9 @@ endfunction()
 set(short_ops --runs 1 --iterations 10 --no-callgrind)
 set(num_ops --runs)
 set(bad_ops 1001)
+set(short_tm --quick --no-callgrind --rounds 1 --max-n 10)
+set(num_tm --rounds)
+set(bad_tm 0)
 set(short_clock --runs 3 --drift-seconds 1)
 set(num_clock --runs)
 set(bad_clock 2)
@@ -48,6 +51,7 @@ set(short_timeout --samples 1 --no-cyclictest)
 set(num_timeout --samples)
 set(bad_timeout 1000001)
 set(opts_ops --runs --iterations --no-callgrind)
+set(opts_tm --rounds --seed --max-n --quick --no-callgrind)
 set(opts_clock --runs --drift-seconds --long)
 set(opts_sleep --samples --long)
 set(opts_timeout --samples --long --no-cyclictest)

@@ -6,11 +6,11 @@
 # table goes to the terminal, the JSON to results/<name>.json. Progress lines
 # appear on stderr when it is a terminal.
 #
-# Default run: about 2 minutes of measuring (ops ~5 s, clock ~60 s: its
-# background drift measurement of utim_now() against CLOCK_MONOTONIC_RAW runs
-# for one minute, sleep ~20 s, timeout ~30 s with
+# Default run: about 2.5 minutes of measuring (ops ~5 s, tm ~25 s, clock
+# ~60 s: its background drift measurement of utim_now() against
+# CLOCK_MONOTONIC_RAW runs for one minute, sleep ~20 s, timeout ~30 s with
 # cyclictest), kept under 3 minutes. --long: more runs and samples everywhere
-# (about 6 minutes).
+# (about 7 minutes).
 #
 # Usage: bash tools/bench.sh [--long] [args for every utim-bench run...]
 set -euo pipefail
@@ -23,6 +23,7 @@ source "$root/tools/deps.sh"
 # The benchmarks, in the order they run: adding one is one word here.
 benches=(
   ops
+  tm
   clock
   sleep
   timeout
@@ -39,14 +40,15 @@ for a in "$@"; do
 done
 
 # Per-benchmark arguments. clock: the drift over one minute in every run
-# (utim-bench's own default is 10 s). --long: `ops` has no --long, more runs
-# is what makes its medians steadier.
+# (utim-bench's own default is 10 s). --long: `ops` and `tm` have no --long,
+# more runs / rounds is what makes their medians steadier.
 bench_args() {
   local a=""
   [[ "$1" == clock ]] && a="--drift-seconds 60"
   if ((long)); then
     case "$1" in
       ops) a="$a --runs 61" ;;
+      tm) a="$a --rounds 21" ;;
       *) a="$a --long" ;;
     esac
   fi

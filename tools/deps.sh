@@ -27,6 +27,8 @@ UTIM_DEPS=(
   "rt-tests:cyclictest"
   "clang:clang"
   "libclang-rt-14-dev:-"
+  "pkg-config:pkg-config"
+  "libuv1-dev:-"
 )
 
 # Print the packages of UTIM_DEPS that are not installed, one a line.

@@ -27,12 +27,16 @@ typedef struct bench_cmd {
 /** @brief `utim-bench ops` (in the sim-board helper program, see bench/CMakeLists.txt). */
 int bench_cmd_ops(int argc, char **argv);
 
+/** @brief `utim-bench tm`: the time manager (in the sim-board helper program). */
+int bench_cmd_tm(int argc, char **argv);
+
 /**
- * @brief `utim-bench ops` in the native program: runs the helper program
- *        BENCH_OPS_HELPER (next to this executable) with the same arguments.
+ * @brief `utim-bench ops` and `utim-bench tm` in the native program: runs
+ *        the helper program BENCH_OPS_HELPER (next to this executable) with
+ *        the same arguments.
  * @return only when the helper cannot be started: 1, with a message
  */
-int bench_cmd_ops_exec(int argc, char **argv);
+int bench_cmd_helper_exec(int argc, char **argv);
 
 /** @brief `utim-bench clock`: cost of reading time, time source, drift. */
 int bench_cmd_clock(int argc, char **argv);
@@ -43,7 +47,7 @@ int bench_cmd_sleep(int argc, char **argv);
 /** @brief `utim-bench timeout`: callback latency of the native alarm, and cyclictest. */
 int bench_cmd_timeout(int argc, char **argv);
 
-/** @brief File name of the program that holds `ops` and the sim board. */
+/** @brief File name of the program that holds `ops`, `tm` and the sim board. */
 #define BENCH_OPS_HELPER "utim-bench-ops"
 
 /** @brief Turn progress messages on when stderr is a terminal (call once per command). */

@@ -1,8 +1,8 @@
 /**
  * @file ops_exec.c
- * @brief `utim-bench ops` in the native program: hand over to the helper
- *        program that links the sim board (see bench/CMakeLists.txt for why
- *        there are two programs).
+ * @brief `utim-bench ops` and `utim-bench tm` in the native program: hand
+ *        over to the helper program that links the sim board (see
+ *        bench/CMakeLists.txt for why there are two programs).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -11,11 +11,12 @@
 
 #include "bench_host.h"
 
-int bench_cmd_ops_exec(int argc, char **argv) {
+int bench_cmd_helper_exec(int argc, char **argv) {
   char self[4096];
   ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1u);
   if (len <= 0) {
-    fprintf(stderr, BENCH_PROG ": ops: cannot find this program's path: %s\n", strerror(errno));
+    fprintf(stderr, BENCH_PROG ": %s: cannot find this program's path: %s\n", argv[0],
+            strerror(errno));
     return 1;
   }
   self[len] = '\0';
@@ -37,7 +38,7 @@ int bench_cmd_ops_exec(int argc, char **argv) {
   args[argc + 1] = NULL;
   fflush(NULL);
   execv(helper, args);
-  fprintf(stderr, BENCH_PROG ": ops: cannot run '%s' (built with utim-bench): %s\n", helper,
+  fprintf(stderr, BENCH_PROG ": %s: cannot run '%s' (built with utim-bench): %s\n", argv[0], helper,
           strerror(errno));
   free((void *)args);
   return 1;

@@ -1,0 +1,1168 @@
+/**
+ * @file cmd_tm.c
+ * @brief `utim-bench tm`: the time manager (utim/tm.h) against what users
+ *        would otherwise pick, and the figures of the paper it follows.
+ *
+ * 1. **Cost per start, stop and expiry** with N timers pending (10 ... 10^6),
+ *    for three workloads: (a) "uniform" timeouts of 1 ms to 10 s; (b)
+ *    "network" timeouts of 100 ms to 3 s that are restarted while pending
+ *    and mostly stopped before they expire (a TCP retransmit timer); (c)
+ *    "periodic": half the timers periodic, so an expiry re-inserts. Side by
+ *    side, in the same run and on the same timeouts: the time manager
+ *    (start and stop on the NOP driver's NOP64 instance, whose register
+ *    accesses cost nothing, as `ops` isolates the uAPI; expiries on the sim
+ *    board's SIM_MTIME64, whose interrupt serves them), libuv's timers (uv_timer_start/stop on a
+ * uv_loop_t: a binary heap) and a sorted delta list (the structure of Zephyr's timeouts, RTX5,
+ * FreeRTOS's delayed list and RIOT's ztimer; a baseline written in this file). Each figure is the
+ * median over rounds of a batch of operations on distinct random pending timers; instruction counts
+ * come from a run of the same batches under callgrind (N up to 10^5: the set-up of 10^6 timers
+ * under valgrind takes minutes).
+ * 2. **Paper Fig. 3**: instructions of the interrupt that wakes one task,
+ *    from its delivery to its return (the wake hook included), against the
+ *    number of delayed tasks, tickless and ticked, under callgrind.
+ * 3. **Paper Fig. 4**: the CPU cost of delay management over one second of
+ *    virtual time for N tasks each delayed again every P, ticked at a 10 ms
+ *    tick (as in the paper) and tickless, and the factor between them.
+ *
+ * Speed is reported, never asserted.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_host.h"
+#include "board_sim.h"
+#include "sim.h"
+#include "utim/port.h"
+#include "utim/tm.h"
+#include "utim_nop.h"
+
+#ifdef UTIM_BENCH_HAVE_LIBUV
+#include <uv.h>
+#endif
+
+/* ---- options ------------------------------------------------------------------ */
+
+typedef struct tm_opts {
+  unsigned long rounds;  /**< timed rounds per figure */
+  unsigned long seed;    /**< random timeouts */
+  unsigned long max_n;   /**< largest N of part 1 */
+  bool quick;            /**< small N, few rounds: the smoke test */
+  bool no_callgrind;     /**< no instruction counts */
+  bool child;            /**< internal: the callgrind child */
+  unsigned long child_n; /**< internal: its N */
+} tm_opts_t;
+
+static const bench_opt_t tm_optv[] = {
+    BENCH_UINT("--rounds", tm_opts_t, rounds, 1, 1000,
+               "timed rounds per figure, the median is reported (default 7)"),
+    BENCH_UINT("--seed", tm_opts_t, seed, 0, 0xffffffffu,
+               "seed of the random timeouts (default 1)"),
+    BENCH_UINT("--max-n", tm_opts_t, max_n, 10, 1000000,
+               "largest number of pending timers (default 1000000)"),
+    BENCH_FLAG("--quick", tm_opts_t, quick, "N up to 1000, 3 rounds, fewer tasks: a smoke run"),
+    BENCH_FLAG("--no-callgrind", tm_opts_t, no_callgrind, "no instruction counts"),
+    BENCH_FLAG("--callgrind-child", tm_opts_t, child, NULL),
+    BENCH_UINT("--child-n", tm_opts_t, child_n, 0, 1000000, NULL),
+};
+
+static void tm_describe(FILE *f) {
+  fprintf(f, "The time manager (utim/tm.h) measured beside libuv's timers and a sorted\n"
+             "delta list: cost per start, stop and expiry with 10 to 10^6 timers pending\n"
+             "(uniform, network and periodic workloads), the paper's Fig. 3 (instructions\n"
+             "from the interrupt to the wake hook against the number of delayed tasks)\n"
+             "and Fig. 4 (CPU cost of delay management per second, ticked at 10 ms vs\n"
+             "tickless). Runs on the sim board; instruction counts need valgrind.\n");
+}
+
+static const bench_cli_t tm_cli = {
+    .cmd = "tm",
+    .opts = tm_optv,
+    .nopts = sizeof tm_optv / sizeof tm_optv[0],
+    .json_help = "{\"benchmark\":\"tm\",\"machine\":{...},\"instance\":...,\"cost\":[{\"workload\","
+                 "\"structure\",\"n\",\"start_ns\",\"stop_ns\",\"expiry_ns\",\"start_instr\","
+                 "\"stop_instr\",\"expiry_instr\",\"ops\"}],\"ratios\":{...},\"targets\":[...],"
+                 "\"fig3\":[{\"mode\",\"tasks\",\"instructions\"}],\"fig4\":[{\"tasks\","
+                 "\"period_ms\",\"ticked_ns\",\"tickless_ns\",\"factor\",...}]}; null where "
+                 "not measured",
+    .describe = tm_describe,
+};
+
+/* ---- random numbers ------------------------------------------------------------- */
+
+static uint64_t rng;
+
+static uint64_t rnd(void) {
+  uint64_t z = (rng += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+static uint64_t rnd_in(uint64_t lo, uint64_t hi) {
+  return lo + rnd() % (hi - lo + 1u);
+}
+
+/* ---- workloads ------------------------------------------------------------------- */
+
+enum { W_UNIFORM, W_NETWORK, W_PERIODIC, W_COUNT };
+static const char *const w_name[W_COUNT] = {"uniform", "network", "periodic"};
+
+/* A timeout of workload w in microseconds (= ticks of the 1 MHz instance). */
+static uint64_t timeout_us(unsigned w) {
+  return w == W_NETWORK ? rnd_in(100000u, 3000000u) : rnd_in(1000u, 10000000u);
+}
+
+/* ---- the structures under test ---------------------------------------------------- */
+
+enum { S_TM, S_UV, S_DL, S_COUNT };
+static const char *const s_name[S_COUNT] = {"utim tm", "libuv", "delta list"};
+
+static const utim_periph_t *inst;     /* expiries: a sim instance, interrupts */
+static const utim_periph_t *inst_ops; /* start and stop: the NOP driver */
+static utim_tm_t mgr;
+static utim_tm_timer_t *tmt;
+static volatile uint64_t fired; /* callbacks of all structures */
+
+static void tm_cb(utim_tm_t *m, utim_tm_timer_t *t, void *arg) {
+  (void)m;
+  (void)t;
+  (void)arg;
+  fired++;
+}
+
+#ifdef UTIM_BENCH_HAVE_LIBUV
+static uv_loop_t uvl;
+static uv_timer_t *uvt;
+
+static void uv_cb(uv_timer_t *h) {
+  (void)h;
+  fired++;
+}
+#endif
+
+/* The delta list: sorted by expiry, each node keeping its distance to its
+ * predecessor (the head's to the list's time), so the time can advance by
+ * decrementing the head. Insert walks from the head (O(position)), remove
+ * gives its delta to its successor (O(1)). */
+typedef struct dl_node {
+  struct dl_node *next;
+  struct dl_node *prev;
+  uint64_t delta;
+  uint64_t period;
+  bool linked;
+} dl_node_t;
+
+static dl_node_t dl_head; /* sentinel */
+static dl_node_t *dlt;
+
+static void dl_init(void) {
+  dl_head.next = &dl_head;
+  dl_head.prev = &dl_head;
+}
+
+static void dl_remove(dl_node_t *n) {
+  if (!n->linked) {
+    return;
+  }
+  if (n->next != &dl_head) {
+    n->next->delta += n->delta;
+  }
+  n->prev->next = n->next;
+  n->next->prev = n->prev;
+  n->linked = false;
+}
+
+static void dl_insert(dl_node_t *n, uint64_t ticks) {
+  dl_remove(n);
+  dl_node_t *at = dl_head.next;
+  while (at != &dl_head && at->delta <= ticks) {
+    ticks -= at->delta;
+    at = at->next;
+  }
+  if (at != &dl_head) {
+    at->delta -= ticks;
+  }
+  n->delta = ticks;
+  n->next = at;
+  n->prev = at->prev;
+  at->prev->next = n;
+  at->prev = n;
+  n->linked = true;
+}
+
+/* Advance the list's time by @p ticks, expiring what comes due. */
+static void dl_advance(uint64_t ticks) {
+  while (dl_head.next != &dl_head) {
+    dl_node_t *n = dl_head.next;
+    if (n->delta > ticks) {
+      n->delta -= ticks;
+      return;
+    }
+    ticks -= n->delta;
+    dl_remove(n);
+    n->delta = 0u;
+    fired++;
+    if (n->period != 0u) {
+      dl_insert(n, n->period);
+    }
+  }
+}
+
+/* Build the list from N nodes with expiries @p exp at once, sorted. */
+static int cmp_u64_idx(const void *a, const void *b) {
+  const uint64_t *x = a;
+  const uint64_t *y = b;
+  return x[0] < y[0] ? -1 : (x[0] > y[0] ? 1 : 0);
+}
+
+static int dl_build(uint64_t (*pairs)[2], size_t n) {
+  qsort(pairs, n, sizeof pairs[0], cmp_u64_idx);
+  dl_init();
+  uint64_t prev = 0;
+  for (size_t i = 0; i < n; i++) {
+    dl_node_t *d = &dlt[pairs[i][1]];
+    d->delta = pairs[i][0] - prev;
+    prev = pairs[i][0];
+    d->prev = dl_head.prev;
+    d->next = &dl_head;
+    dl_head.prev->next = d;
+    dl_head.prev = d;
+    d->linked = true;
+  }
+  return 0;
+}
+
+/* ---- one structure's operations --------------------------------------------------- */
+
+/* Start timer i of structure s, @p ticks ahead (us), periodic when @p period. */
+static void op_start(unsigned s, size_t i, uint64_t ticks, uint64_t period) {
+  switch (s) {
+  case S_TM:
+    (void)utim_tm_start(&mgr, &tmt[i], ticks, period);
+    break;
+#ifdef UTIM_BENCH_HAVE_LIBUV
+  case S_UV:
+    (void)uv_timer_start(&uvt[i], uv_cb, ticks / 1000u, period / 1000u);
+    break;
+#endif
+  default:
+    dlt[i].period = period;
+    dl_insert(&dlt[i], ticks);
+    break;
+  }
+}
+
+static void op_stop(unsigned s, size_t i) {
+  switch (s) {
+  case S_TM:
+    (void)utim_tm_stop(&mgr, &tmt[i]);
+    break;
+#ifdef UTIM_BENCH_HAVE_LIBUV
+  case S_UV:
+    (void)uv_timer_stop(&uvt[i]);
+    break;
+#endif
+  default:
+    dl_remove(&dlt[i]);
+    break;
+  }
+}
+
+/* Batches: separate functions so that callgrind can count them apart. */
+static size_t *batch_idx;
+static uint64_t *batch_ticks;
+
+__attribute__((noinline)) static void tmb_cg_tm_start(size_t k) {
+  for (size_t j = 0; j < k; j++) {
+    op_start(S_TM, batch_idx[j], batch_ticks[j], 0u);
+  }
+}
+__attribute__((noinline)) static void tmb_cg_tm_stop(size_t k) {
+  for (size_t j = 0; j < k; j++) {
+    op_stop(S_TM, batch_idx[j]);
+  }
+}
+__attribute__((noinline)) static void tmb_cg_uv_start(size_t k) {
+  for (size_t j = 0; j < k; j++) {
+    op_start(S_UV, batch_idx[j], batch_ticks[j], 0u);
+  }
+}
+__attribute__((noinline)) static void tmb_cg_uv_stop(size_t k) {
+  for (size_t j = 0; j < k; j++) {
+    op_stop(S_UV, batch_idx[j]);
+  }
+}
+__attribute__((noinline)) static void tmb_cg_dl_start(size_t k) {
+  for (size_t j = 0; j < k; j++) {
+    op_start(S_DL, batch_idx[j], batch_ticks[j], 0u);
+  }
+}
+__attribute__((noinline)) static void tmb_cg_dl_stop(size_t k) {
+  for (size_t j = 0; j < k; j++) {
+    op_stop(S_DL, batch_idx[j]);
+  }
+}
+
+typedef void (*batch_fn)(size_t k);
+static const batch_fn start_fn[S_COUNT] = {tmb_cg_tm_start, tmb_cg_uv_start, tmb_cg_dl_start};
+static const batch_fn stop_fn[S_COUNT] = {tmb_cg_tm_stop, tmb_cg_uv_stop, tmb_cg_dl_stop};
+static const char *const start_name[S_COUNT] = {"tmb_cg_tm_start", "tmb_cg_uv_start",
+                                                "tmb_cg_dl_start"};
+static const char *const stop_name[S_COUNT] = {"tmb_cg_tm_stop", "tmb_cg_uv_stop",
+                                               "tmb_cg_dl_stop"};
+static const char *const expire_name[S_COUNT] = {"tmb_cg_tm_expire", "tmb_cg_uv_expire",
+                                                 "tmb_cg_dl_expire"};
+
+/* Expiry: the batch's timers are due; run what serves them. */
+static uint32_t tm_key;
+
+__attribute__((noinline)) static void tmb_cg_tm_expire(void) {
+  utim_port_unlock(tm_key); /* the interrupt held off meanwhile is delivered */
+}
+#ifdef UTIM_BENCH_HAVE_LIBUV
+__attribute__((noinline)) static void tmb_cg_uv_expire(void) {
+  (void)uv_run(&uvl, UV_RUN_NOWAIT);
+}
+#endif
+static uint64_t dl_due;
+__attribute__((noinline)) static void tmb_cg_dl_expire(void) {
+  dl_advance(dl_due);
+}
+
+static bool have(unsigned s) {
+#ifdef UTIM_BENCH_HAVE_LIBUV
+  (void)s;
+  return true;
+#else
+  return s != S_UV;
+#endif
+}
+
+/* ---- set-up of N pending timers ------------------------------------------------------ */
+
+static size_t cap_n;
+static size_t *perm;
+static uint64_t (*pairs)[2];
+
+static int alloc_all(size_t n) {
+  cap_n = n;
+  tmt = calloc(n, sizeof *tmt);
+  dlt = calloc(n, sizeof *dlt);
+  perm = calloc(n, sizeof *perm);
+  pairs = calloc(n, sizeof *pairs);
+  batch_idx = calloc(n, sizeof *batch_idx);
+  batch_ticks = calloc(n, sizeof *batch_ticks);
+#ifdef UTIM_BENCH_HAVE_LIBUV
+  uvt = calloc(n, sizeof *uvt);
+  if (uvt == NULL) {
+    return -1;
+  }
+#endif
+  return tmt != NULL && dlt != NULL && perm != NULL && pairs != NULL && batch_idx != NULL &&
+                 batch_ticks != NULL
+             ? 0
+             : -1;
+}
+
+/* Start the manager on @p p at 1 MHz, with virtual time frozen. */
+static int tm_begin_on(const utim_periph_t *p, utim_tm_mode_t mode, uint64_t tick) {
+  sim_reset();
+  sim_set_access_cost(BENCH_SIM_ACCESS_COST_NS);
+  uint32_t hz = 0;
+  if (utim_closest_freq(p, 1000000u, UTIM_CLOCK_DEFAULT, &hz) != 0 || hz != 1000000u ||
+      utim_init(p, hz, UTIM_CLOCK_DEFAULT) != 0 || utim_start(p) != 0) {
+    return -1;
+  }
+  return utim_tm_init(&mgr, p, 0u, mode, tick);
+}
+
+static int tm_begin(utim_tm_mode_t mode, uint64_t tick) {
+  return tm_begin_on(inst, mode, tick);
+}
+
+/* N timers of structure s pending on workload w; the manager on @p p. */
+static int setup(unsigned s, unsigned w, size_t n, const utim_periph_t *p) {
+  if (s == S_TM) {
+    if (tm_begin_on(p, UTIM_TM_TICKLESS, 0u) != 0) {
+      return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+      utim_tm_timer_init(&tmt[i], tm_cb, NULL);
+    }
+  }
+#ifdef UTIM_BENCH_HAVE_LIBUV
+  if (s == S_UV) {
+    if (uv_loop_init(&uvl) != 0) {
+      return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+      (void)uv_timer_init(&uvl, &uvt[i]);
+    }
+  }
+#endif
+  for (size_t i = 0; i < n; i++) {
+    perm[i] = i;
+    const uint64_t t = timeout_us(w);
+    const uint64_t period = w == W_PERIODIC && (i & 1u) != 0u ? t : 0u;
+    if (s == S_DL) {
+      pairs[i][0] = t;
+      pairs[i][1] = i;
+      dlt[i].period = period;
+    } else {
+      op_start(s, i, t, period);
+    }
+  }
+  return s == S_DL ? dl_build(pairs, n) : 0;
+}
+
+static void teardown(unsigned s, size_t n) {
+  if (s == S_TM) {
+    (void)utim_tm_deinit(&mgr);
+  }
+#ifdef UTIM_BENCH_HAVE_LIBUV
+  if (s == S_UV) {
+    for (size_t i = 0; i < n; i++) {
+      uv_close((uv_handle_t *)&uvt[i], NULL);
+    }
+    (void)uv_run(&uvl, UV_RUN_NOWAIT);
+    (void)uv_loop_close(&uvl);
+  }
+#endif
+  (void)n;
+}
+
+/* K distinct random timers (a partial shuffle) and their new timeouts. */
+static void pick(size_t n, size_t k, unsigned w) {
+  for (size_t j = 0; j < k; j++) {
+    const size_t r = j + (size_t)(rnd() % (n - j));
+    const size_t tmp = perm[j];
+    perm[j] = perm[r];
+    perm[r] = tmp;
+    batch_idx[j] = perm[j];
+    batch_ticks[j] = timeout_us(w);
+  }
+}
+
+static double now_ns(void) {
+  return (double)utim_native_clock_ns(CLOCK_MONOTONIC);
+}
+
+/* ---- part 1: cost per operation ---------------------------------------------------- */
+
+#define TM_NS_COUNT 5u
+static const size_t n_list[TM_NS_COUNT] = {10u, 1000u, 10000u, 100000u, 1000000u};
+
+typedef struct cost {
+  double start_ns, stop_ns, expiry_ns;
+  double start_instr, stop_instr, expiry_instr;
+  bool measured, have_instr;
+  size_t ops; /* operations per timed batch */
+} cost_t;
+
+typedef struct tm_report {
+  const tm_opts_t *o;
+  const bench_machine_t *m;
+  cost_t cost[W_COUNT][S_COUNT][TM_NS_COUNT];
+  size_t nn; /* sizes measured */
+  char cg_note[320];
+  double uv_idle_ns; /* an empty uv_run(UV_RUN_NOWAIT), subtracted */
+  /* Fig. 3 */
+  unsigned f3_tasks[8];
+  size_t f3_n;
+  double f3_instr[2][8];
+  bool f3_have;
+  /* Fig. 4 */
+  unsigned f4_tasks[4];
+  unsigned f4_period_ms[3];
+  size_t f4_nt, f4_np;
+  double f4_ns[2][4][3];
+  uint64_t f4_wakes[2][4][3];
+} tm_report_t;
+
+/* Operations per timed batch: up to 1000 distinct timers, fewer for the
+ * delta list at large N (each insert walks half of it). */
+static size_t batch_of(unsigned s, size_t n) {
+  size_t k = n / 2u < 1000u ? n / 2u : 1000u;
+  if (s == S_DL) {
+    const size_t lim = (size_t)(4000000u / n);
+    k = k < lim ? k : (lim < 4u ? 4u : lim);
+  }
+  return k < 1u ? 1u : k;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  const double x = *(const double *)a;
+  const double y = *(const double *)b;
+  return x < y ? -1 : (x > y ? 1 : 0);
+}
+
+static double median(double *v, size_t n) {
+  qsort(v, n, sizeof v[0], cmp_double);
+  return n == 0u ? 0.0 : ((n & 1u) != 0u ? v[n / 2u] : (v[n / 2u - 1u] + v[n / 2u]) / 2.0);
+}
+
+/* The expiry batch: k of the pending timers made due, then served. */
+static double expire_batch(unsigned s, unsigned w, size_t k, uint64_t *served) {
+  const uint64_t fired0 = fired;
+  const uint64_t period = w == W_PERIODIC ? timeout_us(w) : 0u;
+  double t0 = 0.0;
+  double t1 = 0.0;
+  switch (s) {
+  case S_TM:
+    tm_key = utim_port_lock();
+    for (size_t j = 0; j < k; j++) {
+      (void)utim_tm_start(&mgr, &tmt[batch_idx[j]], 1u + j, period);
+    }
+    sim_advance((k + 2u) * 1000u); /* 1 us a tick: past all of them */
+    t0 = now_ns();
+    tmb_cg_tm_expire();
+    t1 = now_ns();
+    break;
+#ifdef UTIM_BENCH_HAVE_LIBUV
+  case S_UV:
+    for (size_t j = 0; j < k; j++) {
+      (void)uv_timer_start(&uvt[batch_idx[j]], uv_cb, 0u, period / 1000u);
+    }
+    t0 = now_ns();
+    tmb_cg_uv_expire();
+    t1 = now_ns();
+    break;
+#endif
+  default:
+    for (size_t j = 0; j < k; j++) {
+      dlt[batch_idx[j]].period = period;
+      dl_insert(&dlt[batch_idx[j]], 1u + j);
+    }
+    dl_due = k + 1u;
+    t0 = now_ns();
+    tmb_cg_dl_expire();
+    t1 = now_ns();
+    break;
+  }
+  *served = fired - fired0;
+  /* Back to N pending on the workload's timeouts (untimed). */
+  for (size_t j = 0; j < k; j++) {
+    op_start(s, batch_idx[j], timeout_us(w), 0u);
+  }
+  return t1 - t0;
+}
+
+static void measure_cost(const tm_opts_t *o, tm_report_t *r, unsigned w, unsigned s, size_t ni) {
+  const size_t n = n_list[ni];
+  cost_t *c = &r->cost[w][s][ni];
+  bench_progress("%s: %s, %zu pending", w_name[w], s_name[s], n);
+  if (!have(s) || setup(s, w, n, inst_ops) != 0) {
+    return;
+  }
+  const size_t k = batch_of(s, n);
+  const unsigned rounds = (unsigned)o->rounds;
+  double *v0 = calloc(rounds, sizeof *v0);
+  double *v1 = calloc(rounds, sizeof *v1);
+  double *v2 = calloc(rounds, sizeof *v2);
+  if (v0 != NULL && v1 != NULL && v2 != NULL) {
+    for (unsigned rd = 0; rd < rounds; rd++) {
+      pick(n, k, w);
+      double t0 = now_ns();
+      if (w == W_NETWORK) {
+        start_fn[s](k); /* a restart of pending timers */
+      } else {
+        stop_fn[s](k);
+      }
+      double t1 = now_ns();
+      if (w == W_NETWORK) {
+        v0[rd] = (t1 - t0) / (double)k;
+        t0 = now_ns();
+        stop_fn[s](k);
+        t1 = now_ns();
+        v1[rd] = (t1 - t0) / (double)k;
+        start_fn[s](k); /* back to N pending (untimed) */
+      } else {
+        v1[rd] = (t1 - t0) / (double)k;
+        t0 = now_ns();
+        start_fn[s](k);
+        t1 = now_ns();
+        v0[rd] = (t1 - t0) / (double)k;
+      }
+    }
+    if (s == S_TM) {
+      /* Expiries need the interrupt: the same N pending on the sim instance. */
+      teardown(s, n);
+      if (setup(s, w, n, inst) != 0) {
+        c->measured = false;
+        free(v0);
+        free(v1);
+        free(v2);
+        return;
+      }
+    }
+    for (unsigned rd = 0; rd < rounds; rd++) {
+      pick(n, k, w);
+      uint64_t served = 0;
+      double e = expire_batch(s, w, k, &served);
+      if (s == S_UV) {
+        e -= r->uv_idle_ns;
+      }
+      /* Per timer served: the batch, and any pending timer whose own
+       * timeout passed meanwhile (libuv's clock runs during the set-up). */
+      v2[rd] = (e < 0.0 ? 0.0 : e) / (double)(served > 0u ? served : 1u);
+    }
+    c->start_ns = median(v0, rounds);
+    c->stop_ns = median(v1, rounds);
+    c->expiry_ns = median(v2, rounds);
+    c->ops = k;
+    c->measured = true;
+  }
+  free(v0);
+  free(v1);
+  free(v2);
+  teardown(s, n);
+}
+
+#ifdef UTIM_BENCH_HAVE_LIBUV
+#define UV_IDLE_RUNS 15u
+static double uv_idle(void) {
+  (void)uv_loop_init(&uvl);
+  double v[UV_IDLE_RUNS] = {0};
+  for (unsigned i = 0; i < UV_IDLE_RUNS; i++) {
+    const double t0 = now_ns();
+    (void)uv_run(&uvl, UV_RUN_NOWAIT);
+    v[i] = now_ns() - t0;
+  }
+  (void)uv_loop_close(&uvl);
+  return median(v, UV_IDLE_RUNS);
+}
+#endif
+
+/* ---- part 1 under callgrind: the child ---------------------------------------------- */
+
+static int child_cost(const tm_opts_t *o) {
+  const size_t n = o->child_n;
+  for (unsigned s = 0; s < S_COUNT; s++) {
+    if (!have(s) || setup(s, W_UNIFORM, n, inst_ops) != 0) {
+      continue;
+    }
+    const size_t k = batch_of(s, n);
+    pick(n, k, W_UNIFORM);
+    stop_fn[s](k);
+    start_fn[s](k);
+    if (s == S_TM) {
+      teardown(s, n);
+      if (setup(s, W_UNIFORM, n, inst) != 0) {
+        continue;
+      }
+    }
+    pick(n, k, W_UNIFORM);
+    uint64_t served = 0;
+    (void)expire_batch(s, W_UNIFORM, k, &served);
+    teardown(s, n);
+  }
+  return 0;
+}
+
+/* ---- Fig. 3: the wake-up interrupt against the number of delayed tasks ------------- */
+
+#define F3_MAX 4096u
+static utim_tm_tasks_t tasks;
+static utim_tm_timer_t *task_t;
+static uint32_t task_wake[UTIM_TM_TASK_WORDS(F3_MAX)];
+static volatile unsigned woken;
+
+static void wake_hook(utim_tm_t *m, unsigned id, void *arg) {
+  (void)m;
+  (void)id;
+  (void)arg;
+  woken++;
+}
+
+static const unsigned f3_tasks_full[] = {1u, 4u, 16u, 64u, 256u, 1024u, 4096u};
+static const unsigned f3_tasks_quick[] = {1u, 64u};
+
+/* One delivery per (mode, size), each its own function for callgrind. */
+static uint32_t f3_key;
+#define F3_FN(m, i)                                                                                \
+  __attribute__((noinline)) static void tmb_f3_##m##_##i(void) {                                   \
+    utim_port_unlock(f3_key);                                                                      \
+  }
+F3_FN(0, 0)
+F3_FN(0, 1)
+F3_FN(0, 2)
+F3_FN(0, 3)
+F3_FN(0, 4)
+F3_FN(0, 5)
+F3_FN(0, 6)
+F3_FN(1, 0)
+F3_FN(1, 1)
+F3_FN(1, 2)
+F3_FN(1, 3)
+F3_FN(1, 4)
+F3_FN(1, 5)
+F3_FN(1, 6)
+static void (*const f3_fn[2][7])(void) = {
+    {tmb_f3_0_0, tmb_f3_0_1, tmb_f3_0_2, tmb_f3_0_3, tmb_f3_0_4, tmb_f3_0_5, tmb_f3_0_6},
+    {tmb_f3_1_0, tmb_f3_1_1, tmb_f3_1_2, tmb_f3_1_3, tmb_f3_1_4, tmb_f3_1_5, tmb_f3_1_6}};
+static const char *const f3_names[2][7] = {{"tmb_f3_0_0", "tmb_f3_0_1", "tmb_f3_0_2", "tmb_f3_0_3",
+                                            "tmb_f3_0_4", "tmb_f3_0_5", "tmb_f3_0_6"},
+                                           {"tmb_f3_1_0", "tmb_f3_1_1", "tmb_f3_1_2", "tmb_f3_1_3",
+                                            "tmb_f3_1_4", "tmb_f3_1_5", "tmb_f3_1_6"}};
+
+#define F3_TICK 1000u /* ticked: 1 ms at 1 MHz */
+
+/* N tasks delayed 1, 2, ... ms (plus a few us) ahead; the first one's
+ * expiry passes with interrupts held off, and the delivery is the figure. */
+static int f3_one(unsigned mode, unsigned idx, unsigned n) {
+  if (tm_begin(mode == 0u ? UTIM_TM_TICKLESS : UTIM_TM_TICKED, F3_TICK) != 0 ||
+      utim_tm_tasks_init(&tasks, &mgr, task_t, task_wake, n, wake_hook, NULL) != 0) {
+    return -1;
+  }
+  for (unsigned i = 0; i < n; i++) {
+    (void)utim_tm_task_delay(&tasks, i, 10000u + 1000u * (uint64_t)i + 7u);
+  }
+  /* Up to just before the first expiry (and its tick), then past it with
+   * interrupts held off: tickless, to 10.5 ms (task 0 at 10.007 ms is due,
+   * task 1 at 11.007 ms is not); ticked, just past the tick at 11 ms,
+   * which serves what is due by then: task 0 alone. */
+  sim_advance((uint64_t)10000u * 1000u);
+  woken = 0;
+  f3_key = utim_port_lock();
+  sim_advance((uint64_t)(mode == 0u ? 500u : 1005u) * 1000u);
+  f3_fn[mode][idx]();
+  const int rc = woken == 1u ? 0 : -1;
+  (void)utim_tm_deinit(&mgr);
+  return rc;
+}
+
+static int child_fig3(const tm_opts_t *o) {
+  const unsigned *list = o->quick ? f3_tasks_quick : f3_tasks_full;
+  const size_t nl = o->quick ? 2u : 7u;
+  for (unsigned mode = 0; mode < 2u; mode++) {
+    for (unsigned i = 0; i < nl; i++) {
+      if (f3_one(mode, i, list[i]) != 0) {
+        fprintf(stderr, BENCH_PROG ": tm: Fig. 3 run (mode %u, %u tasks) woke %u tasks\n", mode,
+                list[i], woken);
+        return 1;
+      }
+    }
+  }
+  return 0;
+}
+
+/* ---- Fig. 4: delay management per second ------------------------------------------- */
+
+static uint64_t f4_period;
+
+static void f4_hook(utim_tm_t *m, unsigned id, void *arg) {
+  (void)m;
+  (void)arg;
+  woken++;
+  (void)utim_tm_task_delay(&tasks, id, f4_period);
+}
+
+/* Host ns for one second of virtual time with @p n tasks of period @p p_us. */
+static double f4_run(unsigned mode, unsigned n, uint64_t p_us, uint64_t *wakes) {
+  if (tm_begin(mode == 0u ? UTIM_TM_TICKLESS : UTIM_TM_TICKED, 10000u) != 0 ||
+      utim_tm_tasks_init(&tasks, &mgr, task_t, task_wake, n, f4_hook, NULL) != 0) {
+    return -1.0;
+  }
+  f4_period = p_us;
+  for (unsigned i = 0; i < n; i++) {
+    (void)utim_tm_task_delay(&tasks, i, p_us * (i + 1u) / n);
+  }
+  woken = 0;
+  const double t0 = now_ns();
+  sim_advance(1000000000u);
+  const double t1 = now_ns();
+  *wakes = woken;
+  (void)utim_tm_deinit(&mgr);
+  return t1 - t0;
+}
+
+static void measure_fig4(const tm_opts_t *o, tm_report_t *r) {
+  static const unsigned tasks_full[] = {1u, 10u, 100u, 1000u};
+  static const unsigned periods[] = {10u, 100u, 1000u};
+  r->f4_nt = o->quick ? 2u : 4u;
+  r->f4_np = 3u;
+  for (size_t ti = 0; ti < r->f4_nt; ti++) {
+    r->f4_tasks[ti] = tasks_full[ti];
+    for (size_t pi = 0; pi < r->f4_np; pi++) {
+      r->f4_period_ms[pi] = periods[pi];
+      for (unsigned mode = 0; mode < 2u; mode++) {
+        bench_progress("Fig. 4: %u tasks, period %u ms, %s", tasks_full[ti], periods[pi],
+                       mode == 0u ? "tickless" : "ticked");
+        double v[32] = {0};
+        const unsigned rounds = o->rounds < 32u ? (unsigned)o->rounds : 32u;
+        for (unsigned rd = 0; rd < rounds; rd++) {
+          v[rd] = f4_run(mode, tasks_full[ti], (uint64_t)periods[pi] * 1000u,
+                         &r->f4_wakes[mode][ti][pi]);
+        }
+        r->f4_ns[mode][ti][pi] = median(v, rounds);
+      }
+    }
+  }
+}
+
+/* ---- callgrind ---------------------------------------------------------------------- */
+
+static void count_instructions(const tm_opts_t *o, tm_report_t *r) {
+  char valgrind[512];
+  char err[256];
+  if (o->no_callgrind) {
+    snprintf(r->cg_note, sizeof r->cg_note, "disabled (--no-callgrind)");
+    return;
+  }
+  if (!bench_find_valgrind(valgrind, sizeof valgrind)) {
+    snprintf(r->cg_note, sizeof r->cg_note, "not available (valgrind not found in PATH)");
+    return;
+  }
+  snprintf(r->cg_note, sizeof r->cg_note,
+           "valgrind --tool=callgrind, inclusive Ir of each batch / its operations (uniform "
+           "workload, N up to 10^5)");
+  char seed[32];
+  snprintf(seed, sizeof seed, "%lu", o->seed);
+  for (size_t ni = 0; ni < r->nn && n_list[ni] <= 100000u; ni++) {
+    bench_progress("callgrind: %zu pending", n_list[ni]);
+    char nbuf[32];
+    snprintf(nbuf, sizeof nbuf, "%zu", n_list[ni]);
+    char *args[] = {"tm", "--callgrind-child", "--child-n", nbuf, "--seed", seed, NULL};
+    const char *names[3u * S_COUNT];
+    uint64_t incl[3u * S_COUNT];
+    for (size_t s = 0; s < S_COUNT; s++) {
+      names[3u * s] = start_name[s];
+      names[3u * s + 1u] = stop_name[s];
+      names[3u * s + 2u] = expire_name[s];
+    }
+    if (bench_callgrind(valgrind, args, "tmb_cg_*", names, (size_t)3u * S_COUNT, incl, err,
+                        sizeof err) != 0) {
+      snprintf(r->cg_note, sizeof r->cg_note, "failed (%.250s)", err);
+      return;
+    }
+    for (size_t s = 0; s < S_COUNT; s++) {
+      cost_t *c = &r->cost[W_UNIFORM][s][ni];
+      const double k = (double)batch_of((unsigned)s, n_list[ni]);
+      if (have((unsigned)s) && incl[3u * s] > 0u) {
+        c->start_instr = (double)incl[3u * s] / k;
+        c->stop_instr = (double)incl[3u * s + 1u] / k;
+        c->expiry_instr = (double)incl[3u * s + 2u] / k;
+        c->have_instr = true;
+      }
+    }
+  }
+  /* Fig. 3 */
+  bench_progress("callgrind: Fig. 3");
+  char *args[] = {"tm", "--callgrind-child", "--child-n", "0", o->quick ? "--quick" : NULL, NULL};
+  const char *names[14];
+  uint64_t incl[14];
+  const size_t nl = r->f3_n;
+  for (unsigned mode = 0; mode < 2u; mode++) {
+    for (size_t i = 0; i < nl; i++) {
+      names[mode * nl + i] = f3_names[mode][i];
+    }
+  }
+  if (bench_callgrind(valgrind, args, "tmb_f3_*", names, 2u * nl, incl, err, sizeof err) == 0) {
+    r->f3_have = true;
+    for (unsigned mode = 0; mode < 2u; mode++) {
+      for (size_t i = 0; i < nl; i++) {
+        r->f3_instr[mode][i] = (double)incl[mode * nl + i];
+      }
+    }
+  } else {
+    snprintf(r->cg_note, sizeof r->cg_note, "Fig. 3 failed (%.250s)", err);
+  }
+}
+
+/* ---- output -------------------------------------------------------------------------- */
+
+static const cost_t *cost_at(const tm_report_t *r, unsigned w, unsigned s, size_t n) {
+  for (size_t i = 0; i < r->nn; i++) {
+    if (n_list[i] == n) {
+      return &r->cost[w][s][i];
+    }
+  }
+  return NULL;
+}
+
+/* Ratio a / b when both were measured. */
+static bool ratio(double a, double b, double *out) {
+  if (b <= 0.0) {
+    return false;
+  }
+  *out = a / b;
+  return true;
+}
+
+typedef struct target_row {
+  const char *what;
+  double value;
+  double limit;
+  bool measured;
+  bool upper; /* value must be <= limit (else >=) */
+} target_row_t;
+
+static size_t targets(const tm_report_t *r, target_row_t *t) {
+  const cost_t *big = cost_at(r, W_UNIFORM, S_TM, 1000000u);
+  const cost_t *small = cost_at(r, W_UNIFORM, S_TM, 1000u);
+  const cost_t *uvbig = cost_at(r, W_UNIFORM, S_UV, 1000000u);
+  size_t n = 0;
+  const bool have_big = big != NULL && big->measured;
+  t[n++] = (target_row_t){"start at 10^6 pending, ns", have_big ? big->start_ns : 0.0, 40.0,
+                          have_big, true};
+  t[n++] = (target_row_t){"stop at 10^6 pending, ns", have_big ? big->stop_ns : 0.0, 25.0, have_big,
+                          true};
+  double v = 0.0;
+  bool ok = big != NULL && uvbig != NULL && big->measured && uvbig->measured &&
+            ratio(uvbig->start_ns + uvbig->stop_ns, big->start_ns + big->stop_ns, &v);
+  t[n++] = (target_row_t){"libuv / tm, start+stop at 10^6", v, 3.0, ok, false};
+  ok = big != NULL && small != NULL && big->measured && small->measured &&
+       ratio(big->start_ns + big->stop_ns, small->start_ns + small->stop_ns, &v);
+  t[n++] = (target_row_t){"tm start+stop, 10^6 / 10^3", v, 1.5, ok, true};
+  return n;
+}
+
+static void print_table(FILE *f, const void *rp) {
+  const tm_report_t *r = rp;
+  fprintf(f,
+          "  instance:  tickless at 1 MHz; start and stop on %s (NOP driver: register accesses "
+          "cost nothing), expiries on %s (sim board: one interrupt serves a batch); port: sim\n",
+          utim_name(inst_ops), utim_name(inst));
+  fprintf(f,
+          "  timing:    median over %lu rounds of a batch of operations on distinct random "
+          "pending timers (ops column)\n",
+          r->o->rounds);
+#ifdef UTIM_BENCH_HAVE_LIBUV
+  fprintf(f,
+          "  libuv:     %s; its expiry figure has an empty uv_run(UV_RUN_NOWAIT) (%.0f ns) "
+          "subtracted\n",
+          uv_version_string(), r->uv_idle_ns);
+#else
+  fprintf(f, "  libuv:     not built in (libuv1-dev missing at configure time)\n");
+#endif
+  fprintf(f, "  delta list: a baseline in the bench (sorted, deltas to the predecessor)\n");
+  fprintf(f, "  callgrind: %s\n\n", r->cg_note);
+  static const bench_col_t cols[] = {
+      {"workload", -9, 0}, {"structure", -11, 0}, {"pending", 8, 0},    {"ops", 5, 0},
+      {"start ns", 9, 1},  {"stop ns", 8, 1},     {"expiry ns", 10, 1}, {"start Ir", 9, 0},
+      {"stop Ir", 8, 0},   {"expiry Ir", 10, 0},
+  };
+  const size_t nc = sizeof cols / sizeof cols[0];
+  bench_table_head(f, cols, nc);
+  for (unsigned w = 0; w < W_COUNT; w++) {
+    for (size_t ni = 0; ni < r->nn; ni++) {
+      for (unsigned s = 0; s < S_COUNT; s++) {
+        const cost_t *c = &r->cost[w][s][ni];
+        if (!c->measured) {
+          continue;
+        }
+        const bench_cell_t cells[] = {
+            BENCH_TEXT(w_name[w]),
+            BENCH_TEXT(s_name[s]),
+            BENCH_NUM((double)n_list[ni]),
+            BENCH_NUM((double)c->ops),
+            BENCH_NUM(c->start_ns),
+            BENCH_NUM(c->stop_ns),
+            BENCH_NUM(c->expiry_ns),
+            BENCH_NUM_IF(c->have_instr, c->start_instr),
+            BENCH_NUM_IF(c->have_instr, c->stop_instr),
+            BENCH_NUM_IF(c->have_instr, c->expiry_instr),
+        };
+        bench_table_row(f, cols, nc, cells, nc, NULL);
+      }
+    }
+  }
+  fprintf(f, "  (network: start is a restart of a pending timer)\n\n");
+  target_row_t t[4];
+  const size_t nt = targets(r, t);
+  fprintf(f, "  issue targets (reported, never asserted):\n");
+  for (size_t i = 0; i < nt; i++) {
+    if (t[i].measured) {
+      const bool met = t[i].upper ? t[i].value <= t[i].limit : t[i].value >= t[i].limit;
+      fprintf(f, "    %-34s %8.2f  (target %s %.1f: %s)\n", t[i].what, t[i].value,
+              t[i].upper ? "<=" : ">=", t[i].limit, met ? "met" : "not met");
+    } else {
+      fprintf(f, "    %-34s not measured (needs N = 10^6 and libuv)\n", t[i].what);
+    }
+  }
+  fprintf(f, "\n  Fig. 3: instructions of the interrupt that wakes one task (delivery to "
+             "return, wake hook included), callgrind\n");
+  fprintf(f, "    %-8s %12s %12s\n", "tasks", "tickless", "ticked 1ms");
+  for (size_t i = 0; i < r->f3_n; i++) {
+    if (r->f3_have) {
+      fprintf(f, "    %-8u %12.0f %12.0f\n", r->f3_tasks[i], r->f3_instr[0][i], r->f3_instr[1][i]);
+    } else {
+      fprintf(f, "    %-8u %12s %12s\n", r->f3_tasks[i], "-", "-");
+    }
+  }
+  fprintf(f, "\n  Fig. 4: host ns of delay management per simulated second (sim interrupt "
+             "delivery included), ticked at 10 ms vs tickless\n");
+  fprintf(f, "    %-6s %-10s %12s %12s %8s %10s %10s\n", "tasks", "period ms", "ticked ns",
+          "tickless ns", "factor", "wakes tk", "wakes tl");
+  for (size_t ti = 0; ti < r->f4_nt; ti++) {
+    for (size_t pi = 0; pi < r->f4_np; pi++) {
+      const double tk = r->f4_ns[1][ti][pi];
+      const double tl = r->f4_ns[0][ti][pi];
+      fprintf(f, "    %-6u %-10u %12.0f %12.0f %8.2f %10llu %10llu\n", r->f4_tasks[ti],
+              r->f4_period_ms[pi], tk, tl, tl > 0.0 ? tk / tl : 0.0,
+              (unsigned long long)r->f4_wakes[1][ti][pi],
+              (unsigned long long)r->f4_wakes[0][ti][pi]);
+    }
+  }
+}
+
+static void print_json(bench_jw_t *w, const void *rp) {
+  const tm_report_t *r = rp;
+  bench_jw_str(w, "instance", utim_name(inst));
+  bench_jw_str(w, "instance_start_stop", utim_name(inst_ops));
+  bench_jw_uint(w, "rounds", r->o->rounds);
+  bench_jw_uint(w, "seed", r->o->seed);
+  bench_jw_str(w, "callgrind", r->cg_note);
+#ifdef UTIM_BENCH_HAVE_LIBUV
+  bench_jw_str(w, "libuv", uv_version_string());
+#else
+  bench_jw_null(w, "libuv");
+#endif
+  bench_jw_array(w, "cost");
+  for (unsigned wl = 0; wl < W_COUNT; wl++) {
+    for (size_t ni = 0; ni < r->nn; ni++) {
+      for (unsigned s = 0; s < S_COUNT; s++) {
+        const cost_t *c = &r->cost[wl][s][ni];
+        if (!c->measured) {
+          continue;
+        }
+        bench_jw_object(w, NULL);
+        bench_jw_str(w, "workload", w_name[wl]);
+        bench_jw_str(w, "structure", s_name[s]);
+        bench_jw_uint(w, "n", n_list[ni]);
+        bench_jw_uint(w, "ops", c->ops);
+        bench_jw_num(w, "start_ns", true, c->start_ns);
+        bench_jw_num(w, "stop_ns", true, c->stop_ns);
+        bench_jw_num(w, "expiry_ns", true, c->expiry_ns);
+        bench_jw_num(w, "start_instr", c->have_instr, c->start_instr);
+        bench_jw_num(w, "stop_instr", c->have_instr, c->stop_instr);
+        bench_jw_num(w, "expiry_instr", c->have_instr, c->expiry_instr);
+        bench_jw_end(w);
+      }
+    }
+  }
+  bench_jw_end(w);
+  target_row_t t[4];
+  const size_t nt = targets(r, t);
+  bench_jw_array(w, "targets");
+  for (size_t i = 0; i < nt; i++) {
+    bench_jw_object(w, NULL);
+    bench_jw_str(w, "what", t[i].what);
+    bench_jw_num(w, "value", t[i].measured, t[i].value);
+    bench_jw_num(w, "limit", true, t[i].limit);
+    bench_jw_str(w, "bound", t[i].upper ? "max" : "min");
+    if (t[i].measured) {
+      bench_jw_bool(w, "met", t[i].upper ? t[i].value <= t[i].limit : t[i].value >= t[i].limit);
+    } else {
+      bench_jw_null(w, "met");
+    }
+    bench_jw_end(w);
+  }
+  bench_jw_end(w);
+  bench_jw_array(w, "fig3");
+  for (unsigned mode = 0; mode < 2u; mode++) {
+    for (size_t i = 0; i < r->f3_n; i++) {
+      bench_jw_object(w, NULL);
+      bench_jw_str(w, "mode", mode == 0u ? "tickless" : "ticked");
+      bench_jw_uint(w, "tasks", r->f3_tasks[i]);
+      bench_jw_num(w, "instructions", r->f3_have, r->f3_instr[mode][i]);
+      bench_jw_end(w);
+    }
+  }
+  bench_jw_end(w);
+  bench_jw_array(w, "fig4");
+  for (size_t ti = 0; ti < r->f4_nt; ti++) {
+    for (size_t pi = 0; pi < r->f4_np; pi++) {
+      const double tk = r->f4_ns[1][ti][pi];
+      const double tl = r->f4_ns[0][ti][pi];
+      bench_jw_object(w, NULL);
+      bench_jw_uint(w, "tasks", r->f4_tasks[ti]);
+      bench_jw_uint(w, "period_ms", r->f4_period_ms[pi]);
+      bench_jw_uint(w, "tick_ms", 10u);
+      bench_jw_num(w, "ticked_ns", true, tk);
+      bench_jw_num(w, "tickless_ns", true, tl);
+      bench_jw_num(w, "factor", tl > 0.0, tl > 0.0 ? tk / tl : 0.0);
+      bench_jw_uint(w, "ticked_wakes", r->f4_wakes[1][ti][pi]);
+      bench_jw_uint(w, "tickless_wakes", r->f4_wakes[0][ti][pi]);
+      bench_jw_end(w);
+    }
+  }
+  bench_jw_end(w);
+}
+
+static const bench_writer_t tm_writer = {
+    .name = "tm",
+    .title = "time manager: cost per start / stop / expiry, Fig. 3 and Fig. 4",
+    .table = print_table,
+    .json_machine = NULL,
+    .json = print_json,
+};
+
+/* ---- the command ---------------------------------------------------------------------- */
+
+static int prepare(const tm_opts_t *o) {
+  sim_board_init();
+  inst = utim_by_name("SIM_MTIME64");
+  inst_ops = &utim_nop64;
+  if (inst == NULL) {
+    fprintf(stderr, BENCH_PROG ": tm: the sim board has no SIM_MTIME64 instance\n");
+    return 1;
+  }
+  rng = o->seed;
+  task_t = calloc(F3_MAX, sizeof *task_t);
+  if (task_t == NULL ||
+      alloc_all(o->child ? (o->child_n > 0u ? o->child_n : 1u) : (size_t)o->max_n) != 0) {
+    fprintf(stderr, BENCH_PROG ": tm: out of memory for %lu timers\n", o->max_n);
+    return 1;
+  }
+  return 0;
+}
+
+int bench_cmd_tm(int argc, char **argv) {
+  tm_opts_t o = {.rounds = 7u, .seed = 1u, .max_n = 1000000u};
+  bench_output_t out;
+  int rc = bench_cli_parse(&tm_cli, argc, argv, &o, &out);
+  if (rc != BENCH_CLI_RUN) {
+    return rc;
+  }
+  if (o.quick) {
+    o.max_n = o.max_n < 1000u ? o.max_n : 1000u;
+    o.rounds = o.rounds < 3u ? o.rounds : 3u;
+  }
+  if (prepare(&o) != 0) {
+    bench_output_discard(&out);
+    return 1;
+  }
+  if (o.child) {
+    bench_output_discard(&out);
+    return o.child_n > 0u ? child_cost(&o) : child_fig3(&o);
+  }
+  bench_progress_init();
+  static tm_report_t r;
+  bench_machine_t m;
+  r.o = &o;
+  r.m = &m;
+  bench_progress("calibrating the TSC");
+  bench_machine_probe(&m);
+#ifdef UTIM_BENCH_HAVE_LIBUV
+  r.uv_idle_ns = uv_idle();
+#endif
+  for (r.nn = 0; r.nn < TM_NS_COUNT && n_list[r.nn] <= o.max_n; r.nn++) {
+  }
+  for (unsigned w = 0; w < W_COUNT; w++) {
+    for (size_t ni = 0; ni < r.nn; ni++) {
+      for (unsigned s = 0; s < S_COUNT; s++) {
+        measure_cost(&o, &r, w, s, ni);
+      }
+    }
+  }
+  r.f3_n = o.quick ? 2u : 7u;
+  for (size_t i = 0; i < r.f3_n; i++) {
+    r.f3_tasks[i] = o.quick ? f3_tasks_quick[i] : f3_tasks_full[i];
+  }
+  measure_fig4(&o, &r);
+  count_instructions(&o, &r);
+  bench_progress_done();
+  return bench_output_write(&out, &tm_writer, &m, &r);
+}
