@@ -444,6 +444,17 @@ static void pick(size_t n, size_t k, unsigned w) {
   }
 }
 
+static volatile uint64_t sink;
+
+/* One read of each batch timer's memory (the floor of part 1). */
+__attribute__((noinline)) static void touch_batch(size_t k) {
+  uint64_t acc = 0;
+  for (size_t j = 0; j < k; j++) {
+    acc += *(volatile const uint64_t *)&tmt[batch_idx[j]].period;
+  }
+  sink = acc;
+}
+
 static double now_ns(void) {
   return (double)utim_native_clock_ns(CLOCK_MONOTONIC);
 }
@@ -466,7 +477,8 @@ typedef struct tm_report {
   cost_t cost[W_COUNT][S_COUNT][TM_NS_COUNT];
   size_t nn; /* sizes measured */
   char cg_note[320];
-  double uv_idle_ns; /* an empty uv_run(UV_RUN_NOWAIT), subtracted */
+  double uv_idle_ns;            /* an empty uv_run(UV_RUN_NOWAIT), subtracted */
+  double floor_ns[TM_NS_COUNT]; /* one read of a random timer among N: the memory floor */
   /* Fig. 3 */
   unsigned f3_tasks[8];
   size_t f3_n;
@@ -561,6 +573,17 @@ static void measure_cost(const tm_opts_t *o, tm_report_t *r, unsigned w, unsigne
   double *v1 = calloc(rounds, sizeof *v1);
   double *v2 = calloc(rounds, sizeof *v2);
   if (v0 != NULL && v1 != NULL && v2 != NULL) {
+    if (s == S_TM && w == W_UNIFORM) {
+      /* The memory floor: the same batches, each operation one read of
+       * its timer (what any structure must at least touch). */
+      for (unsigned rd = 0; rd < rounds; rd++) {
+        pick(n, k, w);
+        const double t0 = now_ns();
+        touch_batch(k);
+        v0[rd] = (now_ns() - t0) / (double)k;
+      }
+      r->floor_ns[ni] = median(v0, rounds);
+    }
     for (unsigned rd = 0; rd < rounds; rd++) {
       pick(n, k, w);
       double t0 = now_ns();
@@ -937,6 +960,10 @@ static void print_table(FILE *f, const void *rp) {
   fprintf(f, "  libuv:     not built in (libuv1-dev missing at configure time)\n");
 #endif
   fprintf(f, "  delta list: a baseline in the bench (sorted, deltas to the predecessor)\n");
+  fprintf(f, "  memory floor (the same batches, one read of each operation's timer), ns:");
+  for (size_t ni = 0; ni < r->nn; ni++) {
+    fprintf(f, " %zu: %.1f%s", n_list[ni], r->floor_ns[ni], ni + 1u < r->nn ? "," : "\n");
+  }
   fprintf(f, "  callgrind: %s\n\n", r->cg_note);
   static const bench_col_t cols[] = {
       {"workload", -9, 0}, {"structure", -11, 0}, {"pending", 8, 0},    {"ops", 5, 0},
@@ -1019,6 +1046,14 @@ static void print_json(bench_jw_t *w, const void *rp) {
 #else
   bench_jw_null(w, "libuv");
 #endif
+  bench_jw_array(w, "memory_floor");
+  for (size_t ni = 0; ni < r->nn; ni++) {
+    bench_jw_object(w, NULL);
+    bench_jw_uint(w, "n", n_list[ni]);
+    bench_jw_num(w, "ns", true, r->floor_ns[ni]);
+    bench_jw_end(w);
+  }
+  bench_jw_end(w);
   bench_jw_array(w, "cost");
   for (unsigned wl = 0; wl < W_COUNT; wl++) {
     for (size_t ni = 0; ni < r->nn; ni++) {
