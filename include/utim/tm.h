@@ -128,7 +128,11 @@ struct utim_tm {
  * overflow flag (UTIM_PROP_OVF_PENDING) tells a wrap whose interrupt is
  * pending, so the time never goes back as long as interrupts are never held
  * off for a whole tick (two wraps then make one interrupt and a tick is
- * lost from the time).
+ * lost from the time). One window is left: between the driver clearing the
+ * flag and the manager's overflow callback counting the wrap (the core
+ * delivers callbacks with the lock released), a read from an interrupt
+ * that preempts the timer's own reads the time one tick behind; read the
+ * time from the timer's priority or below, or use a compare channel.
  * @param tm   the manager (its old contents are ignored)
  * @param p    the instance
  * @param ch   the channel, or UTIM_TM_OVERFLOW
