@@ -276,36 +276,21 @@ static void op_stop(unsigned s, size_t i) {
 static size_t *batch_idx;
 static uint64_t *batch_ticks;
 
-__attribute__((noinline)) static void tmb_cg_tm_start(size_t k) {
-  for (size_t j = 0; j < k; j++) {
-    op_start(S_TM, batch_idx[j], batch_ticks[j], 0u);
+/* A structure's start and stop batches (named apart for callgrind). */
+#define BATCH_FNS(tag, S)                                                                          \
+  __attribute__((noinline)) static void tmb_cg_##tag##_start(size_t k) {                           \
+    for (size_t j = 0; j < k; j++) {                                                               \
+      op_start((S), batch_idx[j], batch_ticks[j], 0u);                                             \
+    }                                                                                              \
+  }                                                                                                \
+  __attribute__((noinline)) static void tmb_cg_##tag##_stop(size_t k) {                            \
+    for (size_t j = 0; j < k; j++) {                                                               \
+      op_stop((S), batch_idx[j]);                                                                  \
+    }                                                                                              \
   }
-}
-__attribute__((noinline)) static void tmb_cg_tm_stop(size_t k) {
-  for (size_t j = 0; j < k; j++) {
-    op_stop(S_TM, batch_idx[j]);
-  }
-}
-__attribute__((noinline)) static void tmb_cg_uv_start(size_t k) {
-  for (size_t j = 0; j < k; j++) {
-    op_start(S_UV, batch_idx[j], batch_ticks[j], 0u);
-  }
-}
-__attribute__((noinline)) static void tmb_cg_uv_stop(size_t k) {
-  for (size_t j = 0; j < k; j++) {
-    op_stop(S_UV, batch_idx[j]);
-  }
-}
-__attribute__((noinline)) static void tmb_cg_dl_start(size_t k) {
-  for (size_t j = 0; j < k; j++) {
-    op_start(S_DL, batch_idx[j], batch_ticks[j], 0u);
-  }
-}
-__attribute__((noinline)) static void tmb_cg_dl_stop(size_t k) {
-  for (size_t j = 0; j < k; j++) {
-    op_stop(S_DL, batch_idx[j]);
-  }
-}
+BATCH_FNS(tm, S_TM)
+BATCH_FNS(uv, S_UV)
+BATCH_FNS(dl, S_DL)
 
 typedef void (*batch_fn)(size_t k);
 static const batch_fn start_fn[S_COUNT] = {tmb_cg_tm_start, tmb_cg_uv_start, tmb_cg_dl_start};
