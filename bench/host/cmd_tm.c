@@ -329,12 +329,10 @@ static bool have(unsigned s) {
 
 /* ---- set-up of N pending timers ------------------------------------------------------ */
 
-static size_t cap_n;
 static size_t *perm;
 static uint64_t (*pairs)[2];
 
 static int alloc_all(size_t n) {
-  cap_n = n;
   tmt = calloc(n, sizeof *tmt);
   dlt = calloc(n, sizeof *dlt);
   perm = calloc(n, sizeof *perm);
@@ -491,15 +489,11 @@ static size_t batch_of(unsigned s, size_t n) {
   return k < 1u ? 1u : k;
 }
 
-static int cmp_double(const void *a, const void *b) {
-  const double x = *(const double *)a;
-  const double y = *(const double *)b;
-  return x < y ? -1 : (x > y ? 1 : 0);
-}
-
+/* The median of @p v[0..n) (sorts it), through the bench's statistics. */
 static double median(double *v, size_t n) {
-  qsort(v, n, sizeof v[0], cmp_double);
-  return n == 0u ? 0.0 : ((n & 1u) != 0u ? v[n / 2u] : (v[n / 2u - 1u] + v[n / 2u]) / 2.0);
+  bench_stats_t st;
+  bench_stats(v, n, &st);
+  return st.median;
 }
 
 /* The expiry batch: k of the pending timers made due, then served. */
