@@ -30,6 +30,9 @@ int bench_cmd_ops(int argc, char **argv);
 /** @brief `utim-bench tm`: the time manager (in the sim-board helper program). */
 int bench_cmd_tm(int argc, char **argv);
 
+/** @brief `utim-bench stress`: the randomized timer stress benchmark (cmd_stress.c). */
+int bench_cmd_stress(int argc, char **argv);
+
 /**
  * @brief `utim-bench ops` and `utim-bench tm` in the native program: runs
  *        the helper program BENCH_OPS_HELPER (next to this executable) with

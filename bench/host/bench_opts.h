@@ -37,19 +37,21 @@ typedef enum bench_opt_kind {
   BENCH_OPT_FLAG, /**< no value; sets a `bool` to true */
   BENCH_OPT_UINT, /**< a decimal number in [lo, hi]; sets an `unsigned long` */
   BENCH_OPT_FILE, /**< a file name; sets a `const char *` */
+  BENCH_OPT_WORD, /**< a word, one of `choices` when given; sets a `const char *` */
 } bench_opt_kind_t;
 
 /** @brief One option of a subcommand. */
 typedef struct bench_opt {
-  const char *name;      /**< long name with its dashes: "--runs" */
-  const char *arg;       /**< name of the value in the help ("N", "FILE"); NULL for a flag */
-  const char *help;      /**< help text, '\n' between lines; NULL: internal, not listed */
-  size_t offset;         /**< offsetof() its value in the command's option structure */
-  unsigned long lo;      /**< BENCH_OPT_UINT: smallest value */
-  unsigned long hi;      /**< BENCH_OPT_UINT: largest value */
-  bench_opt_kind_t kind; /**< what it takes */
-  char short_name;       /**< 'o' for "-o", or '\0' */
-  bool dash_stdout;      /**< BENCH_OPT_FILE: "-" is accepted and means stdout */
+  const char *name;           /**< long name with its dashes: "--runs" */
+  const char *arg;            /**< name of the value in the help ("N", "FILE"); NULL for a flag */
+  const char *help;           /**< help text, '\n' between lines; NULL: internal, not listed */
+  size_t offset;              /**< offsetof() its value in the command's option structure */
+  unsigned long lo;           /**< BENCH_OPT_UINT: smallest value */
+  unsigned long hi;           /**< BENCH_OPT_UINT: largest value */
+  bench_opt_kind_t kind;      /**< what it takes */
+  char short_name;            /**< 'o' for "-o", or '\0' */
+  bool dash_stdout;           /**< BENCH_OPT_FILE: "-" is accepted and means stdout */
+  const char *const *choices; /**< BENCH_OPT_WORD: the words accepted (NULL-terminated), or NULL */
 } bench_opt_t;
 
 /** @brief A flag option @p name of member @p member of option structure @p type. */
@@ -61,6 +63,16 @@ typedef struct bench_opt {
   {                                                                                                \
     .name = (name_), .arg = "N", .help = (help_), .offset = offsetof(type, member), .lo = (lo_),   \
     .hi = (hi_), .kind = BENCH_OPT_UINT                                                            \
+  }
+
+/**
+ * @brief An option taking a word into `const char *` @p member: one of
+ *        @p choices_ (a NULL-terminated list), or any non-empty word when NULL.
+ */
+#define BENCH_WORD(name_, arg_, type, member, choices_, help_)                                     \
+  {                                                                                                \
+    .name = (name_), .arg = (arg_), .help = (help_), .offset = offsetof(type, member),             \
+    .kind = BENCH_OPT_WORD, .choices = (choices_)                                                  \
   }
 
 /** @brief A subcommand's command line. */

@@ -69,6 +69,13 @@ static void opt_synopsis(const bench_opt_t *o, char *buf, size_t cap) {
 static void value_what(const bench_opt_t *o, char *buf, size_t cap) {
   if (o->kind == BENCH_OPT_UINT) {
     snprintf(buf, cap, "a number from %lu to %lu", o->lo, o->hi);
+  } else if (o->kind == BENCH_OPT_WORD && o->choices != NULL) {
+    size_t n = (size_t)snprintf(buf, cap, "one of");
+    for (size_t i = 0; o->choices[i] != NULL && n < cap; i++) {
+      n += (size_t)snprintf(buf + n, cap - n, "%s %s", i == 0u ? "" : ",", o->choices[i]);
+    }
+  } else if (o->kind == BENCH_OPT_WORD) {
+    snprintf(buf, cap, "a name");
   } else {
     snprintf(buf, cap, "a file name");
   }
@@ -192,6 +199,17 @@ static int store(const bench_opt_t *o, const char *v, void *base, const char *he
     }
     return bench_usage_error(help_cmd, "option '%s' needs %s, got '%s', which looks like an option",
                              label, what, v);
+  }
+  if (o->kind == BENCH_OPT_WORD) {
+    bool ok = v[0] != '\0' && o->choices == NULL;
+    for (size_t i = 0; o->choices != NULL && o->choices[i] != NULL; i++) {
+      ok = ok || strcmp(v, o->choices[i]) == 0;
+    }
+    if (!ok) {
+      return bench_usage_error(help_cmd, "option '%s' needs %s, got '%s'", label, what, v);
+    }
+    memcpy(dst, &v, sizeof v);
+    return BENCH_CLI_RUN;
   }
   if (o->kind == BENCH_OPT_FILE) {
     if (v[0] == '\0') {
