@@ -6,11 +6,11 @@
 # table goes to the terminal, the JSON to results/<name>.json. Progress lines
 # appear on stderr when it is a terminal.
 #
-# Default run: about 2.5 minutes of measuring (ops ~5 s, tm ~25 s, clock
-# ~60 s: its background drift measurement of utim_now() against
-# CLOCK_MONOTONIC_RAW runs for one minute, sleep ~20 s, timeout ~30 s with
-# cyclictest), kept under 3 minutes. --long: more runs and samples everywhere
-# (about 7 minutes).
+# Default run: about 3.5 minutes of measuring (ops ~5 s, tm ~25 s, stress
+# ~30 s native + ~10 s sim, clock ~60 s: its background drift measurement of
+# utim_now() against CLOCK_MONOTONIC_RAW runs for one minute, sleep ~20 s,
+# timeout ~30 s with cyclictest). --long: more runs and samples everywhere
+# (about 10 minutes).
 #
 # Usage: bash tools/bench.sh [--long] [args for every utim-bench run...]
 set -euo pipefail
@@ -24,6 +24,8 @@ source "$root/tools/deps.sh"
 benches=(
   ops
   tm
+  stress
+  stress_sim
   clock
   sleep
   timeout
@@ -39,16 +41,24 @@ for a in "$@"; do
   fi
 done
 
-# Per-benchmark arguments. clock: the drift over one minute in every run
-# (utim-bench's own default is 10 s). --long: `ops` and `tm` have no --long,
-# more runs / rounds is what makes their medians steadier.
+# Per-benchmark command and arguments. clock: the drift over one minute in
+# every run (utim-bench's own default is 10 s). stress: 15 s per run on the
+# native board (real time; 60 s with --long), and stress_sim the same
+# command on the sim board (virtual time, every simulated timer). --long:
+# `ops` and `tm` have no --long, more runs / rounds is what makes their
+# medians steadier.
 bench_args() {
-  local a=""
-  [[ "$1" == clock ]] && a="--drift-seconds 60"
+  local a="$1"
+  case "$1" in
+    clock) a="$a --drift-seconds 60" ;;
+    stress) a="$a --duration $((long ? 60 : 15))" ;;
+    stress_sim) a="stress --board sim --duration $((long ? 20 : 5))" ;;
+  esac
   if ((long)); then
     case "$1" in
       ops) a="$a --runs 61" ;;
       tm) a="$a --rounds 21" ;;
+      stress | stress_sim) ;;
       *) a="$a --long" ;;
     esac
   fi
@@ -70,7 +80,7 @@ for name in "${benches[@]}"; do
   read -r -a args <<<"$(bench_args "$name")"
   echo "==== bench $name"
   t0=$SECONDS
-  "$bench_bin" "$name" --json-out "$results/$name.json" "${args[@]}" "${extra[@]}" </dev/null
+  "$bench_bin" "${args[@]}" --json-out "$results/$name.json" "${extra[@]}" </dev/null
   echo "==== bench $name: JSON in results/$name.json ($((SECONDS - t0)) s)"
 done
 echo "==== all benchmarks: $((SECONDS - start)) s"
