@@ -13,7 +13,10 @@
 #define SIM_TUT_HZ 1000000u
 #define SIM_REF_HZ 16000000u
 /* Virtual time one look for the callback lets pass (interrupts come at their exact time within). */
-#define SIM_WAIT_NS 2000u
+#define SIM_WAIT_NS 10000u
+/* Virtual time of one step of the random CPU delays (utim_port_relax()): 37 ns, prime to the
+ * timers' 1000 and 62.5 ns ticks, so the delays spread over their phases in fewer steps. */
+#define SIM_RELAX_NS 37u
 
 static void sim_init(void) {
   sim_board_init();
@@ -42,6 +45,7 @@ static int sim_targets(const char *name, bench_stress_target_t *out, unsigned ca
 
 static int sim_start(const bench_stress_target_t *t) {
   sim_reset();
+  sim_set_relax_step(SIM_RELAX_NS);
   int rc = utim_init(t->ref, t->ref_hz, UTIM_CLOCK_DEFAULT);
   if (rc == 0) {
     rc = utim_init(t->tut, t->tut_hz, UTIM_CLOCK_DEFAULT);
