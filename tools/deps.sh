@@ -29,6 +29,9 @@ UTIM_DEPS=(
   "libclang-rt-14-dev:-"
   "pkg-config:pkg-config"
   "libuv1-dev:-"
+  "g++:g++"
+  "verilator:verilator"
+  "yosys:yosys"
 )
 
 # Print the packages of UTIM_DEPS that are not installed, one a line.
