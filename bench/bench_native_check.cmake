@@ -5,7 +5,10 @@
 # and prints one JSON document whose rows carry name, unit, median, mean, p99, max and n
 # (numbers), plus cpu_percent on sleep rows and the rows each command promises (and the
 # timeout's latency split at the end of the interrupt thread's sleep), and that FILE
-# holds the same document. Never checks speed.
+# holds the same document. sleep and timeout run with --histogram 4: the JSON histogram has
+# 4 one-us buckets per row whose counts and overflows add up to the row's samples, and (sleep,
+# in table mode) the text is cyclictest -h's layout; timeout's "matrix" has its alarm rows.
+# Never checks speed.
 # Prints TAP lines and "N passed, N failed"; fails when any check fails.
 cmake_minimum_required(VERSION 3.20)
 
@@ -15,11 +18,11 @@ if(MODE STREQUAL "clock")
   set(args clock --runs 3 --drift-seconds 1 --json)
   set(want_names "clock_gettime(CLOCK_MONOTONIC)" "utim_now()")
 elseif(MODE STREQUAL "sleep")
-  set(args sleep --samples 3 --json)
+  set(args sleep --samples 3 --histogram 4 --json)
   set(want_names nanosleep clock_nanosleep_abs clock_nanosleep_abs_slack1ns busy_wait
       utim_sleep_until)
 elseif(MODE STREQUAL "timeout")
-  set(args timeout --samples 2 --json)
+  set(args timeout --samples 2 --histogram 4 --json)
   set(want_names native_alarm native_alarm_nospin)
 else()
   message(FATAL_ERROR "MODE must be clock, sleep or timeout")
@@ -156,6 +159,52 @@ elseif(MODE STREQUAL "timeout")
     set(bad "no measured no-spin row of 1 ms or longer")
   endif()
   check(ok "no-spin rows split their latency at the end of the sleep ${bad}")
+endif()
+
+# --histogram 4: per row, 4 buckets whose counts and overflows add up to its samples.
+if(MODE STREQUAL "sleep" OR MODE STREQUAL "timeout")
+  string(JSON hb ERROR_VARIABLE e1 GET "${out}" histogram buckets)
+  string(JSON hn ERROR_VARIABLE e2 LENGTH "${out}" histogram rows)
+  set(ok OFF)
+  if(NOT e1 AND NOT e2 AND hb EQUAL 4 AND hn GREATER 0)
+    set(ok ON)
+    math(EXPR hlast "${hn} - 1")
+    foreach(i RANGE ${hlast})
+      string(JSON nc LENGTH "${out}" histogram rows ${i} counts)
+      string(JSON hsum GET "${out}" histogram rows ${i} overflows)
+      string(JSON hsamples GET "${out}" histogram rows ${i} n)
+      foreach(b RANGE 3)
+        string(JSON c GET "${out}" histogram rows ${i} counts ${b})
+        math(EXPR hsum "${hsum} + ${c}")
+      endforeach()
+      if(NOT nc EQUAL 4 OR NOT hsum EQUAL hsamples OR hsamples EQUAL 0)
+        set(ok OFF)
+      endif()
+    endforeach()
+  endif()
+  check(ok "--histogram 4: ${hn} histograms of 4 buckets, counts + overflows = samples")
+endif()
+if(MODE STREQUAL "sleep")
+  execute_process(COMMAND ${BENCH} sleep --samples 3 --histogram 3
+    RESULT_VARIABLE rc OUTPUT_VARIABLE table ERROR_VARIABLE err)
+  set(ok OFF)
+  if(rc EQUAL 0 AND table MATCHES "# Histogram\n000000 [0-9][0-9][0-9][0-9][0-9][0-9]\n000001 [0-9]+\n000002 [0-9]+\n# Total: [0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9]\n# Min Latencies: [0-9][0-9][0-9][0-9][0-9]+\n# Avg Latencies: [0-9]+\n# Max Latencies: [0-9]+\n# Histogram Overflows: [0-9][0-9][0-9][0-9][0-9]+\n# Histogram Overflow at cycle number:\n# Thread 0:")
+    set(ok ON)
+  endif()
+  check(ok "--histogram 3 in the table: cyclictest -h's layout (rc=${rc})")
+endif()
+if(MODE STREQUAL "timeout")
+  string(JSON nm ERROR_VARIABLE e LENGTH "${out}" matrix)
+  set(ok OFF)
+  if(NOT e AND nm GREATER 0)
+    string(JSON b0 GET "${out}" matrix 0 board)
+    string(JSON p0 GET "${out}" matrix 0 path)
+    string(JSON u0 GET "${out}" matrix 0 unit)
+    if(b0 STREQUAL "native" AND p0 STREQUAL "uapi" AND u0 STREQUAL "ns")
+      set(ok ON)
+    endif()
+  endif()
+  check(ok "timeout: a matrix of the alarm's rows (${nm})")
 endif()
 
 # The file is written from the same result as stdout, so it is the same document.

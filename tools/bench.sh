@@ -29,6 +29,7 @@ benches=(
   clock
   sleep
   timeout
+  timeout_sim
 )
 
 long=0
@@ -46,13 +47,17 @@ done
 # native board (real time; 60 s with --long), and stress_sim the same
 # command on the sim board (virtual time, every simulated timer). --long:
 # `ops` and `tm` have no --long, more runs / rounds is what makes their
-# medians steadier.
+# medians steadier. sleep and timeout also print cyclictest-style
+# histograms (200 one-us buckets); timeout_sim is the frequency x timeout
+# matrix on the sim board (virtual time).
 bench_args() {
   local a="$1"
   case "$1" in
     clock) a="$a --drift-seconds 60" ;;
     stress) a="$a --duration $((long ? 60 : 15))" ;;
     stress_sim) a="stress --board sim --duration $((long ? 20 : 5))" ;;
+    sleep | timeout) a="$a --histogram 200" ;;
+    timeout_sim) a="timeout --board sim --histogram 10" ;;
   esac
   if ((long)); then
     case "$1" in

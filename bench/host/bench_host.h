@@ -30,6 +30,9 @@ int bench_cmd_ops(int argc, char **argv);
 /** @brief `utim-bench tm`: the time manager (in the sim-board helper program). */
 int bench_cmd_tm(int argc, char **argv);
 
+/** @brief `utim-bench timeout --board sim`: the timeout matrix in virtual time (timeout_sim.c). */
+int bench_cmd_timeout_sim(int argc, char **argv);
+
 /** @brief `utim-bench stress`: the randomized timer stress benchmark (cmd_stress.c). */
 int bench_cmd_stress(int argc, char **argv);
 

@@ -14,6 +14,7 @@
 #include "bench_host.h"
 #include "board_native.h"
 #include "clocksource.h"
+#include "histogram.h"
 #include "utim/port.h"
 #include "utim/time.h"
 
@@ -53,7 +54,8 @@ static const unsigned long default_samples[SLP_NSIZES] = {SLP_DEFAULT_SAMPLES};
 static const unsigned long long_samples[SLP_NSIZES] = {SLP_LONG_SAMPLES};
 
 typedef struct slp_opts {
-  unsigned long fixed; /* --samples, 0 until given */
+  unsigned long fixed;     /* --samples, 0 until given */
+  unsigned long histogram; /* --histogram US: buckets, 0 for none */
   bool lng;
   unsigned long samples[SLP_NSIZES];
 } slp_opts_t;
@@ -66,6 +68,7 @@ typedef struct slp_row {
   uint64_t late_calls;   /* utim rows: coarse sleeps that overshot the deadline */
   unsigned long earlies; /* wake-ups before the deadline (must stay 0) */
   int error;             /* 0, or the errno of a failing call */
+  bench_hist_t hist;     /* with --histogram: the misses in 1-us buckets */
 } slp_row_t;
 
 typedef struct slp_report {
@@ -96,6 +99,9 @@ static const bench_opt_t slp_opts[] = {
         "sleeps per row, every size (default " BENCH_STR(
             SLP_DEFAULT_SAMPLES) " for\n10 us, 100 us, 1 ms, 10 ms; " BENCH_STR(SLP_LONG_SAMPLES) " with --long)"),
     BENCH_FLAG("--long", slp_opts_t, lng, "the longer sample counts above"),
+    BENCH_UINT("--histogram", slp_opts_t, histogram, 1u, 100000u,
+               "also print a histogram of the misses in US 1-us buckets per\n"
+               "row, in the layout of cyclictest -h US (JSON: \"histogram\")"),
 };
 
 static const bench_cli_t slp_cli = {
@@ -199,7 +205,11 @@ static void *method_thread(void *arg) {
     const int64_t w1 = utim_native_clock_ns(CLOCK_MONOTONIC);
     const int64_t cpu1 = utim_native_clock_ns(CLOCK_THREAD_CPUTIME_ID);
     row->cpu_percent = w1 > w0 ? 100.0 * (double)(cpu1 - cpu0) / (double)(w1 - w0) : 0.0;
-    bench_stats(miss, r->o->samples[s], &row->miss);
+    if (r->o->histogram != 0u &&
+        bench_hist_fill(&row->hist, miss, r->o->samples[s], (unsigned)r->o->histogram) != 0) {
+      row->error = row->error != 0 ? row->error : ENOMEM;
+    }
+    bench_stats(miss, r->o->samples[s], &row->miss); /* sorts: the histogram first */
     if (method == SLP_UTIM) {
       utim_sleep_stats_t st;
       if (utim_sleeper_stats(utim_port_sleeper(), &st) == 0 && st.cpu_elapsed > 0) {
@@ -247,6 +257,20 @@ static void print_json(bench_jw_t *w, const void *rp) {
     }
   }
   bench_jw_end(w);
+  if (r->o->histogram != 0u) {
+    bench_jw_object(w, "histogram");
+    bench_jw_uint(w, "bucket_us", 1u);
+    bench_jw_uint(w, "buckets", r->o->histogram);
+    bench_jw_array(w, "rows");
+    for (unsigned s = 0; s < SLP_NSIZES; s++) {
+      for (unsigned mth = 0; mth < SLP_NMETHODS; mth++) {
+        bench_hist_json(w, &r->rows[mth][s].hist, method_name[mth], "duration_ns",
+                        (long long)sizes_ns[s]);
+      }
+    }
+    bench_jw_end(w);
+    bench_jw_end(w);
+  }
 }
 
 static const char *verdict(bool ok) {
@@ -316,6 +340,17 @@ static void print_table(FILE *f, const void *rp) {
           verdict(u1->cpu_percent <= SLP_FIG_1MS_CPU));
   fprintf(f, "  10 ms: CPU <= 1 %%:            %.2f %%  %s\n", u10->cpu_percent,
           verdict(u10->cpu_percent <= SLP_FIG_10MS_CPU));
+  if (r->o->histogram != 0u) {
+    for (unsigned s = 0; s < SLP_NSIZES; s++) {
+      for (unsigned mth = 0; mth < SLP_NMETHODS; mth++) {
+        char title[96];
+        snprintf(title, sizeof title, "%s, sleep %lld us: miss", method_name[mth],
+                 (long long)(sizes_ns[s] / 1000));
+        fputc('\n', f);
+        bench_hist_print(f, &r->rows[mth][s].hist, title);
+      }
+    }
+  }
 }
 
 static const bench_writer_t slp_writer = {
@@ -372,6 +407,11 @@ int bench_cmd_sleep(int argc, char **argv) {
   }
   bench_progress_done();
   rc = bench_output_write(&out, &slp_writer, &r->m, r);
+  for (unsigned mth = 0; mth < SLP_NMETHODS; mth++) {
+    for (unsigned s = 0; s < SLP_NSIZES; s++) {
+      bench_hist_free(&r->rows[mth][s].hist);
+    }
+  }
   free(r);
   return rc;
 }

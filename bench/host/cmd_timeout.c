@@ -42,7 +42,12 @@ static void to_describe(FILE *f) {
           NATIVE_IRQ_PRIORITY);
 }
 
+static const char *const board_words[] = {"native", "sim", NULL};
+
 static const bench_opt_t to_opts[] = {
+    BENCH_WORD("--board", "BOARD", bench_to_opts_t, board, board_words,
+               "native (default: the alarm and cyclictest) or sim (the\n"
+               "frequency x timeout matrix in virtual time, uAPI and hAPI)"),
     BENCH_UINT(
         "--samples", bench_to_opts_t, fixed, 1u, 1000000u,
         "timeouts per row, every size (default " BENCH_STR(
@@ -50,18 +55,25 @@ static const bench_opt_t to_opts[] = {
                                                                                    "--long)"),
     BENCH_FLAG("--long", bench_to_opts_t, lng, "the longer sample counts above"),
     BENCH_FLAG("--no-cyclictest", bench_to_opts_t, no_cyclictest, "do not run cyclictest"),
+    BENCH_UINT("--histogram", bench_to_opts_t, histogram, 1u, 100000u,
+               "also print a histogram of US 1-us buckets per row, in the\n"
+               "layout of cyclictest -h US (JSON: \"histogram\")"),
 };
 
 static const bench_cli_t to_cli = {
     .cmd = "timeout",
     .opts = to_opts,
     .nopts = sizeof to_opts / sizeof to_opts[0],
-    .json_help = "print one JSON document: {\"benchmark\":\"timeout\",\n"
-                 "\"machine\":{...},\"alarm\":{...},\"rows\":[{\"name\":\"native_alarm\"|\n"
-                 "\"cyclictest\",\"timeout_us\",\"unit\":\"ns\",\"median\",\"mean\",\"p99\",\n"
-                 "\"max\",\"min\",\"stddev\",\"n\",\"policy\",\"priority\"; alarm rows also\n"
-                 "\"early\",\"irq_cpu_percent\",\"deadline_wakes\",\"kernel_wake_mean_ns\",\n"
-                 "\"utim_path_mean_ns\"}]}",
+    .json_help =
+        "print one JSON document: {\"benchmark\":\"timeout\",\n"
+        "\"machine\":{...},\"alarm\":{...},\"rows\":[{\"name\":\"native_alarm\"|\n"
+        "\"cyclictest\",\"timeout_us\",\"unit\":\"ns\",\"median\",\"mean\",\"p99\",\n"
+        "\"max\",\"min\",\"stddev\",\"n\",\"policy\",\"priority\"; alarm rows also\n"
+        "\"early\",\"irq_cpu_percent\",\"deadline_wakes\",\"kernel_wake_mean_ns\",\n"
+        "\"utim_path_mean_ns\"}],\"matrix\":[{\"board\",\"path\",\"hz\",\n"
+        "\"timeout_us\",\"unit\",the statistics,\"early\"}],\"histogram\":{\"bucket_us\",\n"
+        "\"buckets\",\"rows\":[{\"name\",\"timeout_us\",\"counts\",\"overflows\",\"n\",\n"
+        "\"min_us\",\"avg_us\",\"max_us\"}]} with --histogram}",
     .describe = to_describe,
 };
 
@@ -80,6 +92,11 @@ int bench_cmd_timeout(int argc, char **argv) {
   int rc = bench_cli_parse(&to_cli, argc, argv, &o, &out);
   if (rc != BENCH_CLI_RUN) {
     return rc;
+  }
+  if (o.board != NULL && strcmp(o.board, "sim") == 0) {
+    /* The sim board lives in the helper program: hand over, arguments as given. */
+    bench_output_discard(&out);
+    return bench_cmd_helper_exec(argc, argv);
   }
   for (unsigned s = 0; s < BENCH_TO_NSIZES; s++) {
     o.samples[s] = o.fixed != 0u ? o.fixed : o.lng ? long_samples[s] : default_samples[s];
@@ -122,6 +139,9 @@ int bench_cmd_timeout(int argc, char **argv) {
     if (!r->alarm[0][s].measured || !r->alarm[1][s].measured) {
       rc = rc != 0 ? rc : 1;
     }
+    bench_hist_free(&r->alarm[0][s].hist);
+    bench_hist_free(&r->alarm[1][s].hist);
+    bench_hist_free(&r->ct[s].hist);
   }
   free(r);
   return rc;

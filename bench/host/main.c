@@ -12,14 +12,17 @@
  * on the native board, and its helper utim-bench-ops, on the sim board, to
  * which `utim-bench ops` hands over. A new benchmark adds a line here.
  */
-#define OPS_SUMMARY    "cost of read, write, set and clear: uAPI vs hAPI, NOP and sim drivers"
-#define TM_SUMMARY     "time manager vs libuv and a delta list; the paper's Fig. 3 and Fig. 4"
+#define OPS_SUMMARY "cost of read, write, set and clear: uAPI vs hAPI, NOP and sim drivers"
+#define TM_SUMMARY  "time manager vs libuv and a delta list; the paper's Fig. 3 and Fig. 4"
+#define TIMEOUT_SUMMARY                                                                            \
+  "callback latency: native alarm beside cyclictest; --board sim: the frequency x timeout matrix"
 #define STRESS_SUMMARY "random timeouts against a reference timer (RIOT bench_timers method)"
 static const bench_cmd_t commands[] = {
 #ifdef BENCH_OPS_ONLY
     {"ops", OPS_SUMMARY, bench_cmd_ops},
     {"tm", TM_SUMMARY, bench_cmd_tm},
     {"stress", STRESS_SUMMARY, bench_cmd_stress},
+    {"timeout", TIMEOUT_SUMMARY, bench_cmd_timeout_sim},
 #else
     {"ops", OPS_SUMMARY, bench_cmd_helper_exec},
     {"tm", TM_SUMMARY, bench_cmd_helper_exec},
@@ -28,7 +31,7 @@ static const bench_cmd_t commands[] = {
      bench_cmd_clock},
     {"sleep", "sleep miss and CPU: nanosleep, clock_nanosleep, busy-wait, utim sleep",
      bench_cmd_sleep},
-    {"timeout", "alarm callback latency (native alarm) beside cyclictest", bench_cmd_timeout},
+    {"timeout", TIMEOUT_SUMMARY, bench_cmd_timeout},
 #endif
 };
 

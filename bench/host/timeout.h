@@ -14,12 +14,15 @@
 
 #include "bench_host.h"
 #include "board_native.h"
+#include "histogram.h"
 
 /** @brief Timeouts measured: 10 us to 1 s, one decade apart. */
 #define BENCH_TO_NSIZES 6u
 
 /** @brief Options of `utim-bench timeout`. */
 typedef struct bench_to_opts {
+  const char *board;                      /**< --board: NULL or "native" here, "sim" handed over */
+  unsigned long histogram;                /**< --histogram US: buckets, 0 for none */
   unsigned long fixed;                    /**< --samples, 0 until given */
   bool lng;                               /**< --long */
   bool no_cyclictest;                     /**< --no-cyclictest */
@@ -36,10 +39,11 @@ typedef struct bench_to_row {
    *        thread that ended at its deadline (native_irq_deadline_wake_ns()).
    */
   unsigned long n_split;
-  double wake_mean; /**< over those: mean ns from the expiry to the end of the sleep (kernel) */
-  double path_mean; /**< over those: mean ns from the end of the sleep to the callback (utim) */
-  bool measured;    /**< st holds a measurement */
-  int error;        /**< 0, or an errno value / exit status explaining why not measured */
+  double wake_mean;  /**< over those: mean ns from the expiry to the end of the sleep (kernel) */
+  double path_mean;  /**< over those: mean ns from the end of the sleep to the callback (utim) */
+  bool measured;     /**< st holds a measurement */
+  bench_hist_t hist; /**< with --histogram: the latencies in 1-us buckets */
+  int error;         /**< 0, or an errno value / exit status explaining why not measured */
 } bench_to_row_t;
 
 /** @brief Everything `utim-bench timeout` measured and prints. */

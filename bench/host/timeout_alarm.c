@@ -201,8 +201,12 @@ static void run_alarm(bench_to_report_t *r, const utim_periph_t *p, bench_to_ctx
     if (cpu0 >= 0 && cpu1 >= cpu0 && w1 > w0) {
       row->irq_cpu = 100.0 * (double)(cpu1 - cpu0) / (double)(w1 - w0);
     }
+    if (row->error == 0 && r->o->histogram != 0u &&
+        bench_hist_fill(&row->hist, v, r->o->samples[s], (unsigned)r->o->histogram) != 0) {
+      row->error = ENOMEM;
+    }
     if (row->error == 0) {
-      bench_stats(v, r->o->samples[s], &row->st);
+      bench_stats(v, r->o->samples[s], &row->st); /* sorts v: the histogram first */
       row->measured = true;
     }
   }

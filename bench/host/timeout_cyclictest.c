@@ -117,8 +117,11 @@ static void run_cyclictests(bench_to_report_t *r) {
     } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || n == 0) {
       row->error = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
       row->error = row->error == 0 ? ENODATA : row->error;
+    } else if (r->o->histogram != 0u &&
+               bench_hist_fill(&row->hist, v, (size_t)n, (unsigned)r->o->histogram) != 0) {
+      row->error = ENOMEM;
     } else {
-      bench_stats(v, (size_t)n, &row->st);
+      bench_stats(v, (size_t)n, &row->st); /* sorts v: the histogram first */
       row->measured = true;
     }
   }

@@ -70,6 +70,42 @@ static void print_json(bench_jw_t *w, const void *rp) {
     }
   }
   bench_jw_end(w);
+  /* The matrix on native: the alarm's one frequency (the uAPI callback path,
+   * the board's default spin window); no hAPI row, see the table's note. */
+  bench_jw_array(w, "matrix");
+  for (unsigned s = 0; s < BENCH_TO_NSIZES; s++) {
+    const bench_to_row_t *row = &r->alarm[0][s];
+    if (!row->measured) {
+      continue;
+    }
+    bench_jw_object(w, NULL);
+    bench_jw_str(w, "board", "native");
+    bench_jw_str(w, "path", "uapi");
+    bench_jw_uint(w, "hz", r->hz);
+    bench_jw_int(w, "timeout_us", (long long)bench_to_sizes_us[s]);
+    bench_jw_str(w, "unit", "ns");
+    bench_jw_stats(w, &row->st);
+    bench_jw_uint(w, "early", row->early);
+    bench_jw_end(w);
+  }
+  bench_jw_end(w);
+  if (r->o->histogram != 0u) {
+    bench_jw_object(w, "histogram");
+    bench_jw_uint(w, "bucket_us", 1u);
+    bench_jw_uint(w, "buckets", r->o->histogram);
+    bench_jw_array(w, "rows");
+    for (unsigned s = 0; s < BENCH_TO_NSIZES; s++) {
+      for (unsigned mode = 0; mode < 3u; mode++) {
+        const bench_to_row_t *row = mode < 2u ? &r->alarm[mode][s] : &r->ct[s];
+        if (row->measured) {
+          bench_hist_json(w, &row->hist, mode < 2u ? bench_to_alarm_name[mode] : "cyclictest",
+                          "timeout_us", (long long)bench_to_sizes_us[s]);
+        }
+      }
+    }
+    bench_jw_end(w);
+    bench_jw_end(w);
+  }
 }
 
 static const bench_col_t to_cols[] = {
@@ -184,7 +220,27 @@ static void print_table(FILE *f, const void *rp) {
   for (size_t i = 0; i < r->nnotes; i++) {
     fprintf(f, "note: %s\n", r->notes[i]);
   }
+  fprintf(f,
+          "matrix:    native offers %u Hz here (the rows above; JSON \"matrix\"); "
+          "the hAPI/ISR row is n/a on native: the interrupt thread always delivers through "
+          "the core's dispatch (utim-bench timeout --board sim has both paths)\n",
+          r->hz);
   print_split(f, r);
+  if (r->o->histogram != 0u) {
+    for (unsigned s = 0; s < BENCH_TO_NSIZES; s++) {
+      for (unsigned mode = 0; mode < 3u; mode++) {
+        const bench_to_row_t *row = mode < 2u ? &r->alarm[mode][s] : &r->ct[s];
+        if (row->measured) {
+          char title[96];
+          snprintf(title, sizeof title, "%s, timeout %lld us",
+                   mode < 2u ? bench_to_alarm_label[mode] : "cyclictest",
+                   (long long)bench_to_sizes_us[s]);
+          fputc('\n', f);
+          bench_hist_print(f, &row->hist, title);
+        }
+      }
+    }
+  }
   if (!r->have_ct) {
     return;
   }

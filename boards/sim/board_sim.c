@@ -8,6 +8,7 @@
  * instance through UTIM_SIM_DEFINE(), which derives width, direction,
  * capabilities and minimum distance from them.
  */
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -91,9 +92,12 @@ static const utim_clock_desc_t systick24_clocks[] = {
 static const utim_clock_desc_t nrf32_clocks[] = {
     {HF_HZ, UTIM_CLASS_HF, UTIM_DIV_POW2, 0, 0, 9},
 };
+/* The 10 MHz input with dividers 1..1000 offers the timeout matrix's 10 kHz
+ * to 10 MHz on one 64-bit timer (utim-bench timeout --board sim). */
 static const utim_clock_desc_t mtime64_clocks[] = {
     {1000000u, UTIM_CLASS_HF, UTIM_DIV_LINEAR, 0, 1, 1},
     {LP_HZ, UTIM_CLASS_LP, UTIM_DIV_LINEAR, 0, 1, 1},
+    {10000000u, UTIM_CLASS_HF, UTIM_DIV_LINEAR, 0, 1, 1000},
 };
 static const utim_clock_desc_t timer8_clocks[] = {
     {HF_HZ, UTIM_CLASS_HF, UTIM_DIV_LINEAR, 0, 1, 1024},
@@ -155,6 +159,15 @@ static const utim_periph_t *const instances[] = {&timer16, &systick24, &nrf32, &
 _Static_assert(ARRAY_LEN(instances) == 7u, "board_sim.h lists seven instances");
 
 const utim_board_t utim_board = {.name = "sim", .instances = instances, .count = 7u};
+
+int sim_board_irq_line(const utim_periph_t *p, unsigned ch) {
+  for (unsigned x = 0; x < T_COUNT; x++) {
+    if (line_owner[x] == p && ch < shapes[x].ncc) {
+      return (int)(shapes[x].irq + (shapes[x].shared_irq ? 0u : ch));
+    }
+  }
+  return -EINVAL;
+}
 
 void sim_board_init(void) {
   sim_configure(shapes, T_COUNT);

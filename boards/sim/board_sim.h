@@ -33,6 +33,8 @@
 #ifndef UTIM_BOARD_SIM_H
 #define UTIM_BOARD_SIM_H
 
+#include "utim/utim.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -43,6 +45,16 @@ extern "C" {
  *        (calling again is harmless).
  */
 void sim_board_init(void);
+
+/**
+ * @brief The interrupt line of channel @p ch of instance @p p, for a
+ *        benchmark that attaches its own handler there (sim_irq_attach());
+ *        sim_board_init() attaches the board's again. Instances of the
+ *        virtual chain driver have none of their own.
+ * @return the line, or -EINVAL when @p p is not one of the board's simulated
+ *         timers or has no channel @p ch
+ */
+int sim_board_irq_line(const utim_periph_t *p, unsigned ch);
 
 #ifdef __cplusplus
 }
