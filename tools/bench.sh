@@ -6,11 +6,13 @@
 # table goes to the terminal, the JSON to results/<name>.json. Progress lines
 # appear on stderr when it is a terminal.
 #
-# Default run: about 3.5 minutes of measuring (ops ~5 s, tm ~25 s, stress
-# ~30 s native + ~10 s sim, clock ~60 s: its background drift measurement of
-# utim_now() against CLOCK_MONOTONIC_RAW runs for one minute, sleep ~20 s,
-# timeout ~30 s with cyclictest). --long: more runs and samples everywhere
-# (about 10 minutes).
+# Default run: about 5 minutes (ops ~5 s, tm ~25 s, stress ~30 s native +
+# ~10 s sim, clock ~60 s: its background drift measurement of utim_now()
+# against CLOCK_MONOTONIC_RAW runs for one minute, sleep ~20 s, timeout ~30 s
+# with cyclictest, the sim timeout matrix, ops as firmware of microbit and
+# mps2-an385 under QEMU (their builds ~1 min the first time), the HTM's FPGA
+# cost with yosys ~1.5 min); then results/report.html (tools/report.py).
+# --long: more runs and samples everywhere (about 12 minutes).
 #
 # Usage: bash tools/bench.sh [--long] [args for every utim-bench run...]
 set -euo pipefail
@@ -75,6 +77,9 @@ cmake --preset host </dev/null
 cmake --build --preset host -j "${UTIM_JOBS:-2}" </dev/null
 
 bench_bin="$root/build/host/bench/utim-bench"
+# Debian's python3 (where python3-matplotlib is installed), else the first in PATH.
+py=/usr/bin/python3
+[[ -x $py ]] || py=python3
 results="$root/results"
 mkdir -p "$results"
 
@@ -88,4 +93,27 @@ for name in "${benches[@]}"; do
   "$bench_bin" "${args[@]}" --json-out "$results/$name.json" "${extra[@]}" </dev/null
   echo "==== bench $name: JSON in results/$name.json ($((SECONDS - t0)) s)"
 done
+
+# The same `ops` measurement as firmware of the Cortex-M boards under QEMU
+# (instructions, -icount): results/ops_<board>.json, for the report's
+# per-board figure (uTimer Fig. 6).
+for board in microbit mps2-an385; do
+  echo "==== bench ops on $board (firmware under QEMU)"
+  t0=$SECONDS
+  cmake --preset "$board" </dev/null >/dev/null
+  cmake --build --preset "$board" -j "${UTIM_JOBS:-2}" --target "bench_ops_$board" </dev/null >/dev/null
+  ctest --preset "$board" -R "^bench_ops_$board\$" </dev/null >/dev/null
+  grep -h '^{"benchmark":"ops"' "build/$board/logs/bench_ops_$board.log" >"$results/ops_$board.json"
+  echo "==== bench ops on $board: JSON in results/ops_$board.json ($((SECONDS - t0)) s)"
+done
+
+# The hardware time manager's FPGA cost (paper Fig. 5), with yosys.
+echo "==== htm_synth (yosys)"
+t0=$SECONDS
+"$py" tools/htm_synth.py --json-out "$results/htm_synth.json" </dev/null
+echo "==== htm_synth: JSON in results/htm_synth.json ($((SECONDS - t0)) s)"
 echo "==== all benchmarks: $((SECONDS - start)) s"
+
+# The report: one page with the figures of everything above.
+"$py" tools/report.py --results "$results" --out "$results/report.html"
+echo "==== report: $results/report.html"

@@ -32,6 +32,7 @@ UTIM_DEPS=(
   "g++:g++"
   "verilator:verilator"
   "yosys:yosys"
+  "python3-matplotlib:-"
 )
 
 # Print the packages of UTIM_DEPS that are not installed, one a line.
