@@ -80,8 +80,24 @@ void cortexm_fault(void) {
   cortexm_exit(CORTEXM_EXIT_FAULT);
 }
 
+/* The raw handler of one line (cortexm_irq_set_raw()), none by default. */
+static volatile int32_t g_raw_irqn = -2;
+static void (*volatile g_raw_fn)(void *arg);
+static void *volatile g_raw_arg;
+
+void cortexm_irq_set_raw(int32_t irqn, void (*fn)(void *arg), void *arg) {
+  g_raw_irqn = -2;
+  g_raw_fn = fn;
+  g_raw_arg = arg;
+  g_raw_irqn = fn != NULL && irqn >= 0 ? irqn : -2;
+}
+
 void cortexm_irq_dispatch(void) {
   int32_t irqn = (int32_t)cortexm_ipsr() - CORTEXM_EXC_FIRST_EXTERNAL;
+  if (irqn == g_raw_irqn) {
+    g_raw_fn(g_raw_arg);
+    return;
+  }
   bool routed = false;
   for (unsigned i = 0; i < cortexm_irq_route_count; i++) {
     const cortexm_irq_route_t *r = &cortexm_irq_routes[i];

@@ -52,9 +52,19 @@ extern const unsigned cortexm_irq_route_count;
 
 /**
  * @brief The handler of every routed vector: calls the matching routes; an
- *        exception without a route ends the run as a fault.
+ *        exception without a route ends the run as a fault. A raw handler
+ *        set with cortexm_irq_set_raw() for the line is called instead.
  */
 void cortexm_irq_dispatch(void);
+
+/**
+ * @brief Let @p fn(@p arg) take interrupt line @p irqn instead of its routes
+ *        (the driver's dispatcher and the core's delivery): a benchmark's
+ *        direct ISR path. @p fn must clear the event itself. One line at a
+ *        time, a line 0..239; a negative irqn or a NULL fn gives every line
+ *        back to its routes.
+ */
+void cortexm_irq_set_raw(int32_t irqn, void (*fn)(void *arg), void *arg);
 
 /** @brief Handler of unexpected exceptions: reports and exits with CORTEXM_EXIT_FAULT. */
 void cortexm_fault(void);
