@@ -96,7 +96,7 @@ done
 
 # The same `ops` measurement as firmware of the Cortex-M boards under QEMU
 # (instructions, -icount): results/ops_<board>.json, for the report's
-# per-board figure (uTimer Fig. 6).
+# per-board figure (uTimer Fig. 6); and the timeout matrix on the micro:bit.
 for board in microbit mps2-an385; do
   echo "==== bench ops on $board (firmware under QEMU)"
   t0=$SECONDS
@@ -106,6 +106,13 @@ for board in microbit mps2-an385; do
   grep -h '^{"benchmark":"ops"' "build/$board/logs/bench_ops_$board.log" >"$results/ops_$board.json"
   echo "==== bench ops on $board: JSON in results/ops_$board.json ($((SECONDS - t0)) s)"
 done
+# The timeout matrix as firmware (the micro:bit: the board with compare channels).
+echo "==== bench timeout on microbit (firmware under QEMU)"
+cmake --build --preset microbit -j "${UTIM_JOBS:-2}" --target bench_timeout_microbit </dev/null >/dev/null
+ctest --preset microbit -R '^bench_timeout_microbit$' </dev/null >/dev/null
+grep -h '^{"benchmark":"timeout"' build/microbit/logs/bench_timeout_microbit.log \
+  >"$results/timeout_microbit.json"
+echo "==== bench timeout on microbit: JSON in results/timeout_microbit.json"
 
 # The hardware time manager's FPGA cost (paper Fig. 5), with yosys.
 echo "==== htm_synth (yosys)"
