@@ -76,6 +76,11 @@ static sim_timer_t g_tm[SIM_MAX_TIMERS];
 static sim_next_t g_next[SIM_MAX_TIMERS]; /* run_to()'s cache, see changed() */
 static sim_line_t g_lines[SIM_IRQ_LINES];
 
+/* Devices beside the timers (sim_device_attach()). */
+static const sim_device_t *g_dev[SIM_MAX_DEVICES];
+static void *g_dev_ctx[SIM_MAX_DEVICES];
+static unsigned g_ndev;
+
 static uint64_t g_now;
 static uint64_t g_accesses;
 static uint32_t g_irq_depth; /* the CPU's interrupt mask: nesting depth */
@@ -283,6 +288,12 @@ static unsigned line_of(const sim_shape_t *s, uint32_t bit_index) {
 /* Lowest asserted line that has a handler, or SIM_IRQ_LINES. */
 static unsigned lowest_line(void) {
   unsigned best = SIM_IRQ_LINES;
+  for (unsigned d = 0; d < g_ndev; d++) {
+    const unsigned line = g_dev[d]->line;
+    if (line < best && g_lines[line].fn != NULL && g_dev[d]->irq(g_dev_ctx[d])) {
+      best = line;
+    }
+  }
   for (unsigned x = 0; x < g_ntimers; x++) {
     uint32_t act = g_tm[x].events & g_tm[x].inten;
     for (uint32_t b = 0; act != 0u; b++, act >>= 1) {
@@ -364,11 +375,18 @@ static void run_to(uint64_t target) {
         best = g_next[x].t;
       }
     }
+    for (unsigned d = 0; d < g_ndev; d++) {
+      const uint64_t t = g_dev[d]->next(g_dev_ctx[d], g_now);
+      best = t < best ? t : best;
+    }
     if (best == NEVER || best > target) {
       break;
     }
     if (best > g_now) {
       g_now = best;
+    }
+    for (unsigned d = 0; d < g_ndev; d++) {
+      g_dev[d]->advance(g_dev_ctx[d], g_now);
     }
     uint32_t hit[SIM_MAX_TIMERS] = {0};
     for (unsigned x = 0; x < g_ntimers; x++) {
@@ -384,6 +402,9 @@ static void run_to(uint64_t target) {
   }
   if (g_now < target) {
     g_now = target;
+  }
+  for (unsigned d = 0; d < g_ndev; d++) {
+    g_dev[d]->advance(g_dev_ctx[d], g_now);
   }
 }
 
@@ -507,6 +528,41 @@ void sim_bus_write(unsigned timer, unsigned reg, uint64_t value) {
   g_accesses++;
   if (timer < g_ntimers) {
     reg_write(timer, reg, value);
+    deliver();
+  }
+}
+
+int sim_device_attach(const sim_device_t *dev, void *ctx) {
+  if (dev == NULL || g_ndev >= SIM_MAX_DEVICES || dev->line >= SIM_IRQ_LINES) {
+    return -1;
+  }
+  g_dev[g_ndev] = dev;
+  g_dev_ctx[g_ndev] = ctx;
+  return (int)g_ndev++;
+}
+
+void sim_device_detach_all(void) {
+  g_ndev = 0;
+}
+
+uint32_t sim_dev_read(unsigned dev, unsigned reg) {
+  bus_enter();
+  g_accesses++;
+  uint32_t v = 0;
+  if (dev < g_ndev) {
+    g_dev[dev]->advance(g_dev_ctx[dev], g_now);
+    v = g_dev[dev]->read(g_dev_ctx[dev], reg);
+    deliver();
+  }
+  return v;
+}
+
+void sim_dev_write(unsigned dev, unsigned reg, uint32_t value) {
+  bus_enter();
+  g_accesses++;
+  if (dev < g_ndev) {
+    g_dev[dev]->advance(g_dev_ctx[dev], g_now);
+    g_dev[dev]->write(g_dev_ctx[dev], reg, value);
     deliver();
   }
 }

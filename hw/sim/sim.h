@@ -131,6 +131,53 @@ uint64_t sim_accesses(void);
 uint64_t sim_busy_ns(void);
 
 /**
+ * @name Devices: peripheral models beside the timers (e.g. the HTM's RTL)
+ * @{
+ */
+/** @brief Devices the machine takes at most. */
+#define SIM_MAX_DEVICES 4u
+
+/**
+ * @brief A peripheral model stepped in the machine's virtual time. Its
+ *        registers are reached with sim_dev_read()/sim_dev_write(), which
+ *        cost and count like a timer's register access.
+ */
+typedef struct sim_device {
+  /** @brief The first virtual time after @p now at which it changes on its own (its next tick), or
+   * UINT64_MAX. */
+  uint64_t (*next)(void *ctx, uint64_t now);
+  /** @brief Bring it to virtual time @p t (never earlier than the last call; every next() time is
+   * passed in). */
+  void (*advance)(void *ctx, uint64_t t);
+  /** @brief Whether its interrupt output is asserted now. */
+  bool (*irq)(void *ctx);
+  /** @brief Read the 32-bit register at word offset @p reg (after advance() to now). */
+  uint32_t (*read)(void *ctx, unsigned reg);
+  /** @brief Write the 32-bit register at word offset @p reg (after advance() to now). */
+  void (*write)(void *ctx, unsigned reg, uint32_t value);
+  /** @brief Its interrupt line (sim_irq_attach() gives the line a handler). */
+  unsigned line;
+} sim_device_t;
+
+/**
+ * @brief Put device @p dev (state @p ctx) on the machine, as device number
+ *        sim_device count so far; sim_reset() keeps devices (reset them
+ *        through their own registers or context).
+ * @return its number, or -1 when SIM_MAX_DEVICES are attached already
+ */
+int sim_device_attach(const sim_device_t *dev, void *ctx);
+
+/** @brief Remove every device (their models are the caller's to free). */
+void sim_device_detach_all(void);
+
+/** @brief A register read of device @p dev: a bus access (cost, injection, interrupts). */
+uint32_t sim_dev_read(unsigned dev, unsigned reg);
+
+/** @brief A register write of device @p dev: a bus access (cost, injection, interrupts). */
+void sim_dev_write(unsigned dev, unsigned reg, uint32_t value);
+/** @} */
+
+/**
  * @name The CPU
  * @{
  */
