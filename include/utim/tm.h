@@ -269,9 +269,28 @@ uint32_t utim_tm_overrun(const utim_tm_t *tm);
 /**
  * @brief The scheduler's wake hook: task @p id's delay ended (its bit is set
  *        for utim_tm_tasks_to_wake()). Runs in the manager's interrupt
- *        context with the port lock held, like a timer callback.
+ *        context with the port lock held, like a timer callback. @p tm is
+ *        NULL on a hardware backend (utim/tm_htm.h).
  */
 typedef void (*utim_tm_wake_fn)(utim_tm_t *tm, unsigned id, void *arg);
+
+struct utim_tm_tasks;
+
+/**
+ * @brief A backend of the task delays other than the manager's own timers
+ *        (the hardware time manager: utim/tm_htm.h). Each is called with
+ *        the port lock held and the arguments checked.
+ */
+typedef struct utim_tm_task_ops {
+  /** @brief Delay task @p id for @p ticks (TaskDelay). */
+  int (*delay)(struct utim_tm_tasks *ts, unsigned id, uint64_t ticks);
+  /** @brief End task @p id's delay without a wake (ClearTask; the wake bit is the caller's). */
+  void (*clear)(struct utim_tm_tasks *ts, unsigned id);
+  /** @brief The time in ticks (GetTime). */
+  uint64_t (*now)(struct utim_tm_tasks *ts);
+  /** @brief Set the time (SetTime); pending delays keep their remaining ticks. */
+  void (*set_time)(struct utim_tm_tasks *ts, uint64_t t);
+} utim_tm_task_ops_t;
 
 /**
  * @brief Task delays after the paper's hardware time manager (TaskDelay,
@@ -280,12 +299,16 @@ typedef void (*utim_tm_wake_fn)(utim_tm_t *tm, unsigned id, void *arg);
  *        caller, with the timers and the bitmap it provides.
  */
 typedef struct utim_tm_tasks {
-  utim_tm_t *tm;           /**< the manager */
-  utim_tm_timer_t *timers; /**< one per task id */
-  uint32_t *wake;          /**< bit id: its delay ended, not yet collected */
-  unsigned n;              /**< task ids 0 .. n - 1 */
-  utim_tm_wake_fn hook;    /**< called at each wake-up, or NULL */
-  void *hook_arg;          /**< its argument */
+  utim_tm_t *tm;                 /**< the manager */
+  utim_tm_timer_t *timers;       /**< one per task id */
+  uint32_t *wake;                /**< bit id: its delay ended, not yet collected */
+  unsigned n;                    /**< task ids 0 .. n - 1 */
+  utim_tm_wake_fn hook;          /**< called at each wake-up, or NULL */
+  void *hook_arg;                /**< its argument */
+  const utim_tm_task_ops_t *ops; /**< a backend, or NULL: the manager's timers */
+  const void *backend;           /**< the backend's state (the HTM block) */
+  unsigned backend_n;            /**< the backend's task slots */
+  unsigned backend_width;        /**< its counter width */
 } utim_tm_tasks_t;
 
 /** @brief Words of the wake bitmap for @p n tasks. */
@@ -339,6 +362,24 @@ int utim_tm_task_clear(utim_tm_tasks_t *ts, unsigned id);
  * @return the number of ids collected (0 also for a NULL argument)
  */
 unsigned utim_tm_tasks_to_wake(utim_tm_tasks_t *ts, uint32_t *out, unsigned words);
+
+/**
+ * @brief The time of the task delays (GetTime): the manager's time
+ *        (utim_tm_now()), or the hardware backend's.
+ * @param ts the task table
+ * @return the time in ticks (0 for a NULL argument)
+ */
+uint64_t utim_tm_tasks_now(utim_tm_tasks_t *ts);
+
+/**
+ * @brief Set the time of the task delays (SetTime): utim_tm_set_time(), or
+ *        the hardware backend's; pending delays keep their remaining ticks.
+ * @param ts the task table
+ * @param t  the new time in ticks
+ * @retval 0 set
+ * @retval -EINVAL @p ts NULL (or the manager not running)
+ */
+int utim_tm_tasks_set_time(utim_tm_tasks_t *ts, uint64_t t);
 
 #ifdef __cplusplus
 }

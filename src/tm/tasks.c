@@ -36,6 +36,10 @@ int utim_tm_tasks_init(utim_tm_tasks_t *ts, utim_tm_t *tm, utim_tm_timer_t *time
   ts->n = n;
   ts->hook = hook;
   ts->hook_arg = arg;
+  ts->ops = NULL;
+  ts->backend = NULL;
+  ts->backend_n = 0u;
+  ts->backend_width = 0u;
   for (unsigned i = 0; i < n; i++) {
     utim_tm_timer_init(&timers[i], task_expired, ts);
   }
@@ -49,6 +53,12 @@ int utim_tm_task_delay(utim_tm_tasks_t *ts, unsigned id, uint64_t ticks) {
   if (ts == NULL || id >= ts->n) {
     return -EINVAL;
   }
+  if (ts->ops != NULL) {
+    const uint32_t key = utim_port_lock();
+    const int rc = ts->ops->delay(ts, id, ticks);
+    utim_port_unlock(key);
+    return rc;
+  }
   return utim_tm_start(ts->tm, &ts->timers[id], ticks, 0u);
 }
 
@@ -57,7 +67,12 @@ int utim_tm_task_clear(utim_tm_tasks_t *ts, unsigned id) {
     return -EINVAL;
   }
   const uint32_t key = utim_port_lock();
-  const int rc = utim_tm_stop(ts->tm, &ts->timers[id]);
+  int rc = 0;
+  if (ts->ops != NULL) {
+    ts->ops->clear(ts, id);
+  } else {
+    rc = utim_tm_stop(ts->tm, &ts->timers[id]);
+  }
   ts->wake[id / 32u] &= ~((uint32_t)1 << (id % 32u));
   utim_port_unlock(key);
   return rc;
@@ -79,4 +94,30 @@ unsigned utim_tm_tasks_to_wake(utim_tm_tasks_t *ts, uint32_t *out, unsigned word
   }
   utim_port_unlock(key);
   return count;
+}
+
+uint64_t utim_tm_tasks_now(utim_tm_tasks_t *ts) {
+  if (ts == NULL) {
+    return 0u;
+  }
+  if (ts->ops == NULL) {
+    return utim_tm_now(ts->tm);
+  }
+  const uint32_t key = utim_port_lock();
+  const uint64_t t = ts->ops->now(ts);
+  utim_port_unlock(key);
+  return t;
+}
+
+int utim_tm_tasks_set_time(utim_tm_tasks_t *ts, uint64_t t) {
+  if (ts == NULL) {
+    return -EINVAL;
+  }
+  if (ts->ops == NULL) {
+    return utim_tm_set_time(ts->tm, t);
+  }
+  const uint32_t key = utim_port_lock();
+  ts->ops->set_time(ts, t);
+  utim_port_unlock(key);
+  return 0;
 }
