@@ -151,7 +151,9 @@ bool bench_find_valgrind(char *path, size_t cap);
  *        match @p toggle, and read back the inclusive instruction counts.
  * @param valgrind path of valgrind
  * @param args     arguments given to this program in the child
- * @param toggle   callgrind --toggle-collect pattern
+ * @param toggle   callgrind --toggle-collect pattern; up to 4, comma-separated
+ *                 (a second one matching functions called from the first's
+ *                 toggles collection off for them: a hardware model's code)
  * @param names    function names to report
  * @param n        number of names
  * @param[out] incl inclusive Ir of each name (sum over clones "name.*")

@@ -171,16 +171,26 @@ int bench_callgrind(const char *valgrind, char *const *args, const char *toggle,
   snprintf(out, sizeof out, "%s/cg.out", dir);
   snprintf(log, sizeof log, "%s/cg.log", dir);
   char opt_out[sizeof out + 32];
-  char opt_toggle[256];
+  /* One --toggle-collect per comma-separated pattern: a function matching a
+   * second pattern inside one matching the first toggles collection off for
+   * its own span (a model of hardware the measured code calls into). */
+  char opt_toggle[4][128];
+  size_t ntoggle = 0;
   snprintf(opt_out, sizeof opt_out, "--callgrind-out-file=%s", out);
-  snprintf(opt_toggle, sizeof opt_toggle, "--toggle-collect=%s", toggle);
+  for (const char *t = toggle; *t != '\0' && ntoggle < 4u;) {
+    const size_t plen = strcspn(t, ",");
+    snprintf(opt_toggle[ntoggle++], sizeof opt_toggle[0], "--toggle-collect=%.*s", (int)plen, t);
+    t += plen + (t[plen] == ',' ? 1u : 0u);
+  }
 
   char *argv[32];
   size_t a = 0;
   argv[a++] = (char *)valgrind;
   argv[a++] = "--tool=callgrind";
   argv[a++] = opt_out;
-  argv[a++] = opt_toggle;
+  for (size_t i = 0; i < ntoggle; i++) {
+    argv[a++] = opt_toggle[i];
+  }
   argv[a++] = "--compress-strings=no";
   argv[a++] = "--compress-pos=no";
   argv[a++] = self;

@@ -39,6 +39,11 @@
 #include "utim/port.h"
 #include "utim/tm.h"
 #include "utim_nop.h"
+#ifdef UTIM_BENCH_HAVE_HTM
+#include "sim_htm.h"
+#include "utim/tm_htm.h"
+#include "utim_htm.h"
+#endif
 
 #ifdef UTIM_BENCH_HAVE_LIBUV
 #include <uv.h>
@@ -465,17 +470,21 @@ typedef struct tm_report {
   char cg_note[320];
   double uv_idle_ns;            /* an empty uv_run(UV_RUN_NOWAIT), subtracted */
   double floor_ns[TM_NS_COUNT]; /* one read of a random timer among N: the memory floor */
-  /* Fig. 3 */
+  /* Fig. 3: modes tickless, ticked, hardware (the HTM, up to its slots) */
   unsigned f3_tasks[8];
   size_t f3_n;
-  double f3_instr[2][8];
+  double f3_instr[3][8];
+  bool f3_valid[3][8];
   bool f3_have;
-  /* Fig. 4 */
+  /* Fig. 4: host ns (software modes) and instructions (all three) */
   unsigned f4_tasks[4];
   unsigned f4_period_ms[3];
   size_t f4_nt, f4_np;
   double f4_ns[2][4][3];
   uint64_t f4_wakes[2][4][3];
+  double f4_instr[3][4][3];
+  bool f4_valid[3][4][3];
+  bool f4_have;
 } tm_report_t;
 
 /* Operations per timed batch: up to 1000 distinct timers, fewer for the
@@ -707,21 +716,80 @@ F3_FN(1, 3)
 F3_FN(1, 4)
 F3_FN(1, 5)
 F3_FN(1, 6)
-static void (*const f3_fn[2][7])(void) = {
+F3_FN(2, 0)
+F3_FN(2, 1)
+F3_FN(2, 2)
+F3_FN(2, 3)
+F3_FN(2, 4)
+F3_FN(2, 5)
+F3_FN(2, 6)
+static void (*const f3_fn[3][7])(void) = {
     {tmb_f3_0_0, tmb_f3_0_1, tmb_f3_0_2, tmb_f3_0_3, tmb_f3_0_4, tmb_f3_0_5, tmb_f3_0_6},
-    {tmb_f3_1_0, tmb_f3_1_1, tmb_f3_1_2, tmb_f3_1_3, tmb_f3_1_4, tmb_f3_1_5, tmb_f3_1_6}};
-static const char *const f3_names[2][7] = {{"tmb_f3_0_0", "tmb_f3_0_1", "tmb_f3_0_2", "tmb_f3_0_3",
+    {tmb_f3_1_0, tmb_f3_1_1, tmb_f3_1_2, tmb_f3_1_3, tmb_f3_1_4, tmb_f3_1_5, tmb_f3_1_6},
+    {tmb_f3_2_0, tmb_f3_2_1, tmb_f3_2_2, tmb_f3_2_3, tmb_f3_2_4, tmb_f3_2_5, tmb_f3_2_6}};
+static const char *const f3_names[3][7] = {{"tmb_f3_0_0", "tmb_f3_0_1", "tmb_f3_0_2", "tmb_f3_0_3",
                                             "tmb_f3_0_4", "tmb_f3_0_5", "tmb_f3_0_6"},
                                            {"tmb_f3_1_0", "tmb_f3_1_1", "tmb_f3_1_2", "tmb_f3_1_3",
-                                            "tmb_f3_1_4", "tmb_f3_1_5", "tmb_f3_1_6"}};
+                                            "tmb_f3_1_4", "tmb_f3_1_5", "tmb_f3_1_6"},
+                                           {"tmb_f3_2_0", "tmb_f3_2_1", "tmb_f3_2_2", "tmb_f3_2_3",
+                                            "tmb_f3_2_4", "tmb_f3_2_5", "tmb_f3_2_6"}};
+
+/* The hardware mode: the HTM's RTL co-simulated on the sim machine. */
+#define HTM_LINE 63u
+#ifdef UTIM_BENCH_HAVE_HTM
+static utim_htm_t htm;
+
+static void htm_isr(const void *arg) {
+  (void)arg;
+  utim_tm_tasks_htm_isr(&tasks);
+}
+
+/* The block on the machine, its time base at @p tick_hz, 20 cycles a tick. */
+static int htm_begin(uint32_t tick_hz, unsigned n, utim_tm_wake_fn hook) {
+  sim_htm_detach_all();
+  sim_reset();
+  sim_set_access_cost(BENCH_SIM_ACCESS_COST_NS);
+  const int dev = sim_htm_attach(1u, tick_hz, 20u, HTM_LINE);
+  if (dev < 0) {
+    return -1;
+  }
+  htm = (utim_htm_t){&utim_htm_sim_ops, (uintptr_t)dev};
+  sim_irq_attach(HTM_LINE, htm_isr, NULL);
+  return utim_tm_tasks_init_htm(&tasks, &htm, task_wake, n, hook, NULL);
+}
+
+static void htm_end(void) {
+  sim_htm_detach_all();
+  sim_irq_attach(HTM_LINE, NULL, NULL);
+}
+#endif
+
+/* Whether the hardware mode can take @p n tasks (the block's slots). */
+static bool htm_fits(unsigned n) {
+#ifdef UTIM_BENCH_HAVE_HTM
+  return n <= SIM_HTM_TASKS;
+#else
+  (void)n;
+  return false;
+#endif
+}
 
 #define F3_TICK 1000u /* ticked: 1 ms at 1 MHz */
 
 /* N tasks delayed 1, 2, ... ms (plus a few us) ahead; the first one's
  * expiry passes with interrupts held off, and the delivery is the figure. */
 static int f3_one(unsigned mode, unsigned idx, unsigned n) {
-  if (tm_begin(mode == 0u ? UTIM_TM_TICKLESS : UTIM_TM_TICKED, F3_TICK) != 0 ||
-      utim_tm_tasks_init(&tasks, &mgr, task_t, task_wake, n, wake_hook, NULL) != 0) {
+  if (mode == 2u) {
+#ifdef UTIM_BENCH_HAVE_HTM
+    /* The block at 1 MHz: the same delays in the same ticks. */
+    if (htm_begin(1000000u, n, wake_hook) != 0) {
+      return -1;
+    }
+#else
+    return -1;
+#endif
+  } else if (tm_begin(mode == 0u ? UTIM_TM_TICKLESS : UTIM_TM_TICKED, F3_TICK) != 0 ||
+             utim_tm_tasks_init(&tasks, &mgr, task_t, task_wake, n, wake_hook, NULL) != 0) {
     return -1;
   }
   for (unsigned i = 0; i < n; i++) {
@@ -734,18 +802,27 @@ static int f3_one(unsigned mode, unsigned idx, unsigned n) {
   sim_advance((uint64_t)10000u * 1000u);
   woken = 0;
   f3_key = utim_port_lock();
-  sim_advance((uint64_t)(mode == 0u ? 500u : 1005u) * 1000u);
+  sim_advance((uint64_t)(mode == 1u ? 1005u : 500u) * 1000u);
   f3_fn[mode][idx]();
   const int rc = woken == 1u ? 0 : -1;
-  (void)utim_tm_deinit(&mgr);
+  if (mode == 2u) {
+#ifdef UTIM_BENCH_HAVE_HTM
+    htm_end();
+#endif
+  } else {
+    (void)utim_tm_deinit(&mgr);
+  }
   return rc;
 }
 
 static int child_fig3(const tm_opts_t *o) {
   const unsigned *list = o->quick ? f3_tasks_quick : f3_tasks_full;
   const size_t nl = o->quick ? 2u : 7u;
-  for (unsigned mode = 0; mode < 2u; mode++) {
+  for (unsigned mode = 0; mode < 3u; mode++) {
     for (unsigned i = 0; i < nl; i++) {
+      if (mode == 2u && !htm_fits(list[i])) {
+        continue;
+      }
       if (f3_one(mode, i, list[i]) != 0) {
         fprintf(stderr, BENCH_PROG ": tm: Fig. 3 run (mode %u, %u tasks) woke %u tasks\n", mode,
                 list[i], woken);
@@ -767,23 +844,106 @@ static void f4_hook(utim_tm_t *m, unsigned id, void *arg) {
   (void)utim_tm_task_delay(&tasks, id, f4_period);
 }
 
-/* Host ns for one second of virtual time with @p n tasks of period @p p_us. */
-static double f4_run(unsigned mode, unsigned n, uint64_t p_us, uint64_t *wakes) {
+/* Fig. 4 in instructions, all three modes: one simulated second per
+ * (mode, tasks, period), each its own function for callgrind. The hardware
+ * mode's block ticks at 1 kHz (the periods are whole ms), the delays in its
+ * ticks. */
+static const unsigned f4_tasks_list[] = {1u, 10u, 100u, 1000u};
+static const unsigned f4_periods[] = {10u, 100u, 1000u};
+
+static void f4_hw_hook(utim_tm_t *m, unsigned id, void *arg) {
+  (void)m;
+  (void)arg;
+  woken++;
+  (void)utim_tm_task_delay(&tasks, id, f4_period);
+}
+
+static int f4_begin(unsigned mode, unsigned n, uint64_t p_us) {
+  if (mode == 2u) {
+#ifdef UTIM_BENCH_HAVE_HTM
+    f4_period = p_us / 1000u;
+    if (htm_begin(1000u, n, f4_hw_hook) != 0) {
+      return -1;
+    }
+    for (unsigned i = 0; i < n; i++) {
+      (void)utim_tm_task_delay(&tasks, i, f4_period * (i + 1u) / n + 1u);
+    }
+    return 0;
+#else
+    return -1;
+#endif
+  }
   if (tm_begin(mode == 0u ? UTIM_TM_TICKLESS : UTIM_TM_TICKED, 10000u) != 0 ||
       utim_tm_tasks_init(&tasks, &mgr, task_t, task_wake, n, f4_hook, NULL) != 0) {
-    return -1.0;
+    return -1;
   }
   f4_period = p_us;
   for (unsigned i = 0; i < n; i++) {
     (void)utim_tm_task_delay(&tasks, i, p_us * (i + 1u) / n);
+  }
+  return 0;
+}
+
+static void f4_end(unsigned mode) {
+  if (mode == 2u) {
+#ifdef UTIM_BENCH_HAVE_HTM
+    htm_end();
+#endif
+  } else {
+    (void)utim_tm_deinit(&mgr);
+  }
+}
+
+/* Host ns for one second of virtual time with @p n tasks of period @p p_us. */
+static double f4_run(unsigned mode, unsigned n, uint64_t p_us, uint64_t *wakes) {
+  if (f4_begin(mode, n, p_us) != 0) {
+    return -1.0;
   }
   woken = 0;
   const double t0 = now_ns();
   sim_advance(1000000000u);
   const double t1 = now_ns();
   *wakes = woken;
-  (void)utim_tm_deinit(&mgr);
+  f4_end(mode);
   return t1 - t0;
+}
+
+#define F4_FN(m, t, p)                                                                             \
+  __attribute__((noinline)) static void tmb_f4_##m##_##t##_##p(void) {                             \
+    sim_advance(1000000000u);                                                                      \
+  }
+#define F4_FN_P(m, t) F4_FN(m, t, 0) F4_FN(m, t, 1) F4_FN(m, t, 2)
+#define F4_FN_T(m)    F4_FN_P(m, 0) F4_FN_P(m, 1) F4_FN_P(m, 2) F4_FN_P(m, 3)
+F4_FN_T(0)
+F4_FN_T(1)
+F4_FN_T(2)
+#define F4_REF_P(m, t)                                                                             \
+  { tmb_f4_##m##_##t##_0, tmb_f4_##m##_##t##_1, tmb_f4_##m##_##t##_2 }
+#define F4_REF_T(m)                                                                                \
+  { F4_REF_P(m, 0), F4_REF_P(m, 1), F4_REF_P(m, 2), F4_REF_P(m, 3) }
+static void (*const f4_fn[3][4][3])(void) = {F4_REF_T(0), F4_REF_T(1), F4_REF_T(2)};
+
+static void f4_name(unsigned m, size_t t, size_t p, char *buf, size_t cap) {
+  snprintf(buf, cap, "tmb_f4_%u_%u_%u", m % 10u, (unsigned)(t % 10u), (unsigned)(p % 10u));
+}
+
+/* The callgrind child's Fig. 4: every (mode, tasks, period) once. */
+static int child_fig4(const tm_opts_t *o) {
+  const size_t nt = o->quick ? 2u : 4u;
+  for (unsigned mode = 0; mode < 3u; mode++) {
+    for (size_t ti = 0; ti < nt; ti++) {
+      for (size_t pi = 0; pi < 3u; pi++) {
+        if ((mode == 2u && !htm_fits(f4_tasks_list[ti])) ||
+            f4_begin(mode, f4_tasks_list[ti], (uint64_t)f4_periods[pi] * 1000u) != 0) {
+          continue;
+        }
+        woken = 0;
+        f4_fn[mode][ti][pi]();
+        f4_end(mode);
+      }
+    }
+  }
+  return 0;
 }
 
 static void measure_fig4(const tm_opts_t *o, tm_report_t *r) {
@@ -856,26 +1016,52 @@ static void count_instructions(const tm_opts_t *o, tm_report_t *r) {
       }
     }
   }
-  /* Fig. 3 */
-  bench_progress("callgrind: Fig. 3");
+  /* Fig. 3 and Fig. 4 (instructions) in one child: the hardware model's own
+   * instructions (sim_htm_model_*) are not collected. */
+  bench_progress("callgrind: Fig. 3 and Fig. 4");
   char *args[] = {"tm", "--callgrind-child", "--child-n", "0", o->quick ? "--quick" : NULL, NULL};
-  const char *names[14];
-  uint64_t incl[14];
+  enum { F3N = 3 * 7, F4N = 3 * 4 * 3 };
+  const char *names[F3N + F4N];
+  static char f4names[F4N][48];
+  uint64_t incl[F3N + F4N];
   const size_t nl = r->f3_n;
-  for (unsigned mode = 0; mode < 2u; mode++) {
+  size_t k = 0;
+  for (unsigned mode = 0; mode < 3u; mode++) {
     for (size_t i = 0; i < nl; i++) {
-      names[mode * nl + i] = f3_names[mode][i];
+      names[k++] = f3_names[mode][i];
     }
   }
-  if (bench_callgrind(valgrind, args, "tmb_f3_*", names, 2u * nl, incl, err, sizeof err) == 0) {
+  const size_t k3 = k;
+  for (unsigned mode = 0; mode < 3u; mode++) {
+    for (size_t ti = 0; ti < r->f4_nt; ti++) {
+      for (size_t pi = 0; pi < r->f4_np; pi++) {
+        char *nm = f4names[k - k3];
+        f4_name(mode, ti, pi, nm, sizeof f4names[0]);
+        names[k++] = nm;
+      }
+    }
+  }
+  if (bench_callgrind(valgrind, args, "tmb_f*,sim_htm_model_*", names, k, incl, err, sizeof err) ==
+      0) {
     r->f3_have = true;
-    for (unsigned mode = 0; mode < 2u; mode++) {
-      for (size_t i = 0; i < nl; i++) {
-        r->f3_instr[mode][i] = (double)incl[mode * nl + i];
+    r->f4_have = true;
+    k = 0;
+    for (unsigned mode = 0; mode < 3u; mode++) {
+      for (size_t i = 0; i < nl; i++, k++) {
+        r->f3_instr[mode][i] = (double)incl[k];
+        r->f3_valid[mode][i] = mode < 2u || htm_fits(r->f3_tasks[i]);
+      }
+    }
+    for (unsigned mode = 0; mode < 3u; mode++) {
+      for (size_t ti = 0; ti < r->f4_nt; ti++) {
+        for (size_t pi = 0; pi < r->f4_np; pi++, k++) {
+          r->f4_instr[mode][ti][pi] = (double)incl[k];
+          r->f4_valid[mode][ti][pi] = mode < 2u || htm_fits(r->f4_tasks[ti]);
+        }
       }
     }
   } else {
-    snprintf(r->cg_note, sizeof r->cg_note, "Fig. 3 failed (%.250s)", err);
+    snprintf(r->cg_note, sizeof r->cg_note, "Fig. 3/4 failed (%.250s)", err);
   }
 }
 
@@ -996,14 +1182,20 @@ static void print_table(FILE *f, const void *rp) {
   }
   fprintf(f, "\n  Fig. 3: instructions of the interrupt that wakes one task (delivery to "
              "return, wake hook included), callgrind\n");
-  fprintf(f, "    %-8s %12s %12s\n", "tasks", "tickless", "ticked 1ms");
+  fprintf(f, "    %-8s %12s %12s %12s\n", "tasks", "tickless", "ticked 1ms", "hardware");
   for (size_t i = 0; i < r->f3_n; i++) {
-    if (r->f3_have) {
-      fprintf(f, "    %-8u %12.0f %12.0f\n", r->f3_tasks[i], r->f3_instr[0][i], r->f3_instr[1][i]);
-    } else {
-      fprintf(f, "    %-8u %12s %12s\n", r->f3_tasks[i], "-", "-");
+    char c[3][24];
+    for (unsigned mode = 0; mode < 3u; mode++) {
+      if (r->f3_have && r->f3_valid[mode][i]) {
+        snprintf(c[mode], sizeof c[mode], "%llu", (unsigned long long)r->f3_instr[mode][i]);
+      } else {
+        snprintf(c[mode], sizeof c[mode], "-");
+      }
     }
+    fprintf(f, "    %-8u %12s %12s %12s\n", r->f3_tasks[i], c[0], c[1], c[2]);
   }
+  fprintf(f, "    (hardware: the HTM's RTL co-simulated on sim, up to its 16 task slots; the "
+             "model's own instructions not counted)\n");
   fprintf(f, "\n  Fig. 4: host ns of delay management per simulated second (sim interrupt "
              "delivery included), ticked at 10 ms vs tickless\n");
   fprintf(f, "    %-6s %-10s %12s %12s %8s %10s %10s\n", "tasks", "period ms", "ticked ns",
@@ -1016,6 +1208,27 @@ static void print_table(FILE *f, const void *rp) {
               r->f4_period_ms[pi], tk, tl, tl > 0.0 ? tk / tl : 0.0,
               (unsigned long long)r->f4_wakes[1][ti][pi],
               (unsigned long long)r->f4_wakes[0][ti][pi]);
+    }
+  }
+  if (!r->f4_have) {
+    return;
+  }
+  fprintf(f, "\n  Fig. 4 in instructions per simulated second (callgrind), three modes; "
+             "factor = ticked / the mode\n");
+  fprintf(f, "    %-6s %-10s %14s %14s %14s %9s %9s\n", "tasks", "period ms", "ticked", "tickless",
+          "hardware", "f tickl.", "f hardw.");
+  for (size_t ti = 0; ti < r->f4_nt; ti++) {
+    for (size_t pi = 0; pi < r->f4_np; pi++) {
+      const double tk = r->f4_instr[1][ti][pi];
+      const double tl = r->f4_instr[0][ti][pi];
+      const double hw = r->f4_instr[2][ti][pi];
+      if (r->f4_valid[2][ti][pi] && hw > 0.0) {
+        fprintf(f, "    %-6u %-10u %14.0f %14.0f %14.0f %9.2f %9.2f\n", r->f4_tasks[ti],
+                r->f4_period_ms[pi], tk, tl, hw, tl > 0.0 ? tk / tl : 0.0, tk / hw);
+      } else {
+        fprintf(f, "    %-6u %-10u %14.0f %14.0f %14s %9.2f %9s\n", r->f4_tasks[ti],
+                r->f4_period_ms[pi], tk, tl, "-", tl > 0.0 ? tk / tl : 0.0, "-");
+      }
     }
   }
 }
@@ -1082,10 +1295,14 @@ static void print_json(bench_jw_t *w, const void *rp) {
   }
   bench_jw_end(w);
   bench_jw_array(w, "fig3");
-  for (unsigned mode = 0; mode < 2u; mode++) {
+  static const char *const f3_mode[3] = {"tickless", "ticked", "hardware"};
+  for (unsigned mode = 0; mode < 3u; mode++) {
     for (size_t i = 0; i < r->f3_n; i++) {
+      if (mode == 2u && !(r->f3_have && r->f3_valid[2][i])) {
+        continue;
+      }
       bench_jw_object(w, NULL);
-      bench_jw_str(w, "mode", mode == 0u ? "tickless" : "ticked");
+      bench_jw_str(w, "mode", f3_mode[mode]);
       bench_jw_uint(w, "tasks", r->f3_tasks[i]);
       bench_jw_num(w, "instructions", r->f3_have, r->f3_instr[mode][i]);
       bench_jw_end(w);
@@ -1106,6 +1323,16 @@ static void print_json(bench_jw_t *w, const void *rp) {
       bench_jw_num(w, "factor", tl > 0.0, tl > 0.0 ? tk / tl : 0.0);
       bench_jw_uint(w, "ticked_wakes", r->f4_wakes[1][ti][pi]);
       bench_jw_uint(w, "tickless_wakes", r->f4_wakes[0][ti][pi]);
+      const double itk = r->f4_instr[1][ti][pi];
+      const double itl = r->f4_instr[0][ti][pi];
+      const double ihw = r->f4_instr[2][ti][pi];
+      const bool hw_ok = r->f4_have && r->f4_valid[2][ti][pi] && ihw > 0.0;
+      bench_jw_num(w, "ticked_instr", r->f4_have, itk);
+      bench_jw_num(w, "tickless_instr", r->f4_have, itl);
+      bench_jw_num(w, "hardware_instr", hw_ok, ihw);
+      bench_jw_num(w, "factor_tickless_instr", r->f4_have && itl > 0.0,
+                   itl > 0.0 ? itk / itl : 0.0);
+      bench_jw_num(w, "factor_hardware_instr", hw_ok, hw_ok ? itk / ihw : 0.0);
       bench_jw_end(w);
     }
   }
@@ -1157,7 +1384,7 @@ int bench_cmd_tm(int argc, char **argv) {
   }
   if (o.child) {
     bench_output_discard(&out);
-    return o.child_n > 0u ? child_cost(&o) : child_fig3(&o);
+    return o.child_n > 0u ? child_cost(&o) : (child_fig3(&o) != 0 ? 1 : child_fig4(&o));
   }
   bench_progress_init();
   static tm_report_t r;

@@ -16,6 +16,7 @@
 #ifndef UTIM_SIM_HTM_H
 #define UTIM_SIM_HTM_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -43,6 +44,21 @@ int sim_htm_attach(unsigned arch, uint32_t tick_hz, unsigned cycles_per_tick, un
 
 /** @brief Take every device off the machine and free the models. */
 void sim_htm_detach_all(void);
+
+/**
+ * @brief One clock cycle of a model (internal; every model step goes
+ *        through it and sim_htm_model_irq(), so a profiler can leave the
+ *        hardware model's own instructions out: callgrind
+ *        --toggle-collect=sim_htm_model_*).
+ */
+uint32_t sim_htm_model_cycle(void *model, bool tick, bool sel, bool we, unsigned addr,
+                             uint32_t wdata);
+
+/** @brief Grid edges @p from + 1 .. @p to of a model, ticking every @p per_tick-th (internal). */
+void sim_htm_model_run(void *model, uint64_t from, uint64_t to, unsigned per_tick);
+
+/** @brief The interrupt output of a model (internal, as sim_htm_model_cycle()). */
+bool sim_htm_model_irq(void *model);
 
 /** @brief Clock cycles the model has run (ticks' and bus accesses'). */
 uint64_t sim_htm_cycles(void);
