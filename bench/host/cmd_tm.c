@@ -851,12 +851,14 @@ static void f4_hook(utim_tm_t *m, unsigned id, void *arg) {
 static const unsigned f4_tasks_list[] = {1u, 10u, 100u, 1000u};
 static const unsigned f4_periods[] = {10u, 100u, 1000u};
 
+#ifdef UTIM_BENCH_HAVE_HTM
 static void f4_hw_hook(utim_tm_t *m, unsigned id, void *arg) {
   (void)m;
   (void)arg;
   woken++;
   (void)utim_tm_task_delay(&tasks, id, f4_period);
 }
+#endif
 
 static int f4_begin(unsigned mode, unsigned n, uint64_t p_us) {
   if (mode == 2u) {
