@@ -29,7 +29,9 @@
  *   manager's time) had not yet reached the armed value: counted apart, the
  *   exact test, independent of the reference; **lost**: no callback within
  *   the bound (the interval plus bench_stress_cfg_t::lost_ref); the channel
- *   is then cleared; **unexpected**: a callback with no arming outstanding;
+ *   is then cleared; **unexpected**: a callback with no arming outstanding
+ *   (a rescheduled operation's first arming that fires before the re-arming,
+ *   the thread held off past its lead, is counted apart: first_fired);
  *   **refused**: an arming call that returned an error (an absolute value
  *   passed before the call: -ETIME).
  *
@@ -127,6 +129,9 @@ typedef struct bench_stress {
   uint64_t lost;          /**< callbacks that never came */
   uint64_t unexpected;    /**< callbacks with nothing armed (as of the last bench_stress_run()) */
   uint64_t refused;       /**< arming calls that returned an error */
+  /** @brief Rescheduled operations whose first arming fired before the
+   *         re-arming (the thread held off past its lead: not a timer fault). */
+  uint64_t first_fired;
   bench_stress_stat_t cat[BENCH_STRESS_NCAT];        /**< per category */
   bench_stress_stat_t bucket[BENCH_STRESS_NBUCKETS]; /**< per log2 interval */
   uint32_t tut_hz;                                   /**< the TUT's frequency */
@@ -136,12 +141,14 @@ typedef struct bench_stress {
   bool overhead_warning; /**< the overhead's variance is high */
   /* Shared with the callback: written by it (in interrupt context, under
    * the port lock), published by the release store of fired. */
-  uint64_t t_cb;             /**< reference count at the callback's start */
-  uint64_t target;           /**< armed value: TUT count (uAPI) or manager time (tm) */
-  atomic_uint unexpected_cb; /**< callbacks with nothing armed, counted by them */
-  atomic_bool fired;         /**< its callback ran */
-  bool armed;                /**< an arming is outstanding (changed under the port lock) */
-  bool cb_early;             /**< the callback saw the armed value not reached */
+  uint64_t t_cb;              /**< reference count at the callback's start */
+  uint64_t target;            /**< armed value: TUT count (uAPI) or manager time (tm) */
+  atomic_uint unexpected_cb;  /**< callbacks with nothing armed, counted by them */
+  atomic_uint first_fired_cb; /**< first armings of a rescheduled operation that fired */
+  atomic_bool fired;          /**< its callback ran */
+  bool armed;                 /**< an arming is outstanding (changed under the port lock) */
+  bool cb_early;              /**< the callback saw the armed value not reached */
+  bool first_pending;         /**< a rescheduled operation's first arming is out (port lock) */
 } bench_stress_t;
 
 /**

@@ -276,9 +276,11 @@ static void print_json(const plan_t *pl, int err) {
   th_printf("\"limit\":%llu,\"overhead\":{\"mean\":%s,\"variance\":%s,\"warning\":%s},",
             (unsigned long long)st.limit, fmt2(a, sizeof a, st.overhead_mean),
             fmt2(b, sizeof b, st.overhead_var), st.overhead_warning ? "true" : "false");
-  th_printf("\"early\":%llu,\"lost\":%llu,\"unexpected\":%llu,\"refused\":%llu,",
+  th_printf("\"early\":%llu,\"lost\":%llu,\"unexpected\":%llu,\"refused\":%llu,"
+            "\"first_fired\":%llu,",
             (unsigned long long)st.early, (unsigned long long)st.lost,
-            (unsigned long long)st.unexpected, (unsigned long long)st.refused);
+            (unsigned long long)st.unexpected, (unsigned long long)st.refused,
+            (unsigned long long)st.first_fired);
   th_printf("\"limits\":{\"mean\":%s,\"variance\":%s},\"rows\":[", fmt2(a, sizeof a, st.limit_mean),
             fmt2(b, sizeof b, st.limit_var));
   bool comma = false;
