@@ -616,6 +616,10 @@ void sim_reset(void) {
   g_inj_ns = 0;
 }
 
+bool sim_in_isr(void) {
+  return g_in_isr;
+}
+
 uint64_t sim_now(void) {
   return g_now;
 }

@@ -197,6 +197,9 @@ void sim_irq_restore(uint32_t key);
 /** @brief One busy-wait step of the CPU: sim_set_relax_step() ns of virtual
  *         time, counted as busy time. */
 void sim_cpu_relax(void);
+
+/** @brief Whether the CPU runs an interrupt handler now. */
+bool sim_in_isr(void);
 /** @} */
 
 #ifdef __cplusplus

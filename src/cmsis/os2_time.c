@@ -1,0 +1,271 @@
+/*
+ * CMSIS-RTOS2 time services over the time manager (see utim/cmsis_os2.h):
+ * a thin mapping. Kernel ticks are whole multiples of the manager's ticks;
+ * delays and timers end on the tick grid; timer callbacks go through the
+ * binding's timer context.
+ */
+#include <errno.h>
+#include <stdalign.h>
+#include <stddef.h>
+
+#include "utim/cmsis_os2.h"
+#include "utim/port.h"
+
+#define OS2_MAGIC 0x4f533254u /* "OS2T" */
+
+typedef struct os2_timer {
+  utim_tm_timer_t t;
+  osTimerFunc_t func;
+  void *arg;
+  const char *name;
+  uint32_t magic;
+  uint32_t gen;          /* bumped by start, stop and delete */
+  uint32_t deferred_gen; /* gen when its last expiry was deferred */
+  uint8_t type;
+  uint8_t running;
+  uint8_t from_pool;
+} os2_timer_t;
+
+_Static_assert(sizeof(os2_timer_t) <= UTIM_OS2_TIMER_CB_SIZE, "UTIM_OS2_TIMER_CB_SIZE too small");
+
+static struct {
+  utim_tm_t *tm;
+  const utim_os2_binding_t *b;
+  uint64_t ratio; /* manager ticks per kernel tick */
+  uint32_t sys_hz;
+  uint32_t tick_hz;
+  uint32_t lost;
+} g;
+
+static os2_timer_t pool[UTIM_OS2_TIMER_POOL];
+static bool pool_used[UTIM_OS2_TIMER_POOL];
+
+int utim_os2_init(utim_tm_t *tm, uint32_t sys_hz, uint32_t tick_hz,
+                  const utim_os2_binding_t *binding) {
+  if (tm == NULL || binding == NULL || binding->in_isr == NULL || binding->block_until == NULL ||
+      binding->defer == NULL || tick_hz == 0u || sys_hz % tick_hz != 0u || !tm->running) {
+    return -EINVAL;
+  }
+  g.tm = tm;
+  g.b = binding;
+  g.sys_hz = sys_hz;
+  g.tick_hz = tick_hz;
+  g.ratio = sys_hz / tick_hz;
+  g.lost = 0;
+  return 0;
+}
+
+static bool ready(void) {
+  return g.tm != NULL;
+}
+
+static bool in_isr(void) {
+  return g.b->in_isr(g.b->ctx);
+}
+
+/* The kernel tick count, 64 bits. */
+static uint64_t tick64(void) {
+  return utim_tm_now(g.tm) / g.ratio;
+}
+
+uint32_t osKernelGetTickCount(void) {
+  return ready() ? (uint32_t)tick64() : 0u;
+}
+
+uint32_t osKernelGetTickFreq(void) {
+  return g.tick_hz;
+}
+
+uint32_t osKernelGetSysTimerCount(void) {
+  return ready() ? (uint32_t)utim_tm_now(g.tm) : 0u;
+}
+
+uint32_t osKernelGetSysTimerFreq(void) {
+  return g.sys_hz;
+}
+
+static osStatus_t wait_ticks(uint64_t t64, uint64_t n) {
+  return g.b->block_until(g.b->ctx, g.tm, (t64 + n) * g.ratio) == 0 ? osOK : osError;
+}
+
+osStatus_t osDelay(uint32_t ticks) {
+  if (!ready()) {
+    return osError;
+  }
+  if (in_isr()) {
+    return osErrorISR;
+  }
+  if (ticks == 0u) {
+    return osErrorParameter;
+  }
+  return wait_ticks(tick64(), ticks);
+}
+
+osStatus_t osDelayUntil(uint32_t ticks) {
+  if (!ready()) {
+    return osError;
+  }
+  if (in_isr()) {
+    return osErrorISR;
+  }
+  const uint64_t now = tick64();
+  const uint32_t ahead = ticks - (uint32_t)now;
+  if (ahead == 0u || ahead > 0x7FFFFFFFu) {
+    return osErrorParameter;
+  }
+  return wait_ticks(now, ahead);
+}
+
+/* The manager's interrupt: hand the callback to the timer context. */
+// cppcheck-suppress constParameterCallback ; the signature is utim_tm_cb_t
+static void on_expiry(utim_tm_t *tm, utim_tm_timer_t *t, void *arg) {
+  (void)tm;
+  (void)t;
+  os2_timer_t *c = arg;
+  if (c->type == (uint8_t)osTimerOnce) {
+    c->running = 0u;
+  }
+  c->deferred_gen = c->gen;
+  if (g.b->defer(g.b->ctx, c) != 0) {
+    g.lost++;
+  }
+}
+
+void utim_os2_run_deferred(void *timer) {
+  os2_timer_t *c = timer;
+  const uint32_t key = utim_port_lock();
+  const bool live = c != NULL && c->magic == OS2_MAGIC && c->deferred_gen == c->gen;
+  const osTimerFunc_t fn = live ? c->func : NULL;
+  void *arg = live ? c->arg : NULL;
+  utim_port_unlock(key);
+  if (fn != NULL) {
+    fn(arg);
+  }
+}
+
+uint32_t utim_os2_lost_expiries(void) {
+  return g.lost;
+}
+
+/* A valid id, or NULL. */
+static os2_timer_t *timer_of(osTimerId_t id) {
+  os2_timer_t *c = id;
+  return c != NULL && ((uintptr_t)c % alignof(os2_timer_t)) == 0u && c->magic == OS2_MAGIC ? c
+                                                                                           : NULL;
+}
+
+osTimerId_t osTimerNew(osTimerFunc_t func, osTimerType_t type, void *argument,
+                       const osTimerAttr_t *attr) {
+  if (!ready() || in_isr() || func == NULL || (type != osTimerOnce && type != osTimerPeriodic)) {
+    return NULL;
+  }
+  os2_timer_t *c = NULL;
+  bool from_pool = false;
+  if (attr != NULL && attr->cb_mem != NULL) {
+    if (attr->cb_size < UTIM_OS2_TIMER_CB_SIZE ||
+        ((uintptr_t)attr->cb_mem % alignof(os2_timer_t)) != 0u) {
+      return NULL;
+    }
+    c = attr->cb_mem;
+  } else if (attr != NULL && attr->cb_size != 0u) {
+    return NULL;
+  } else {
+    const uint32_t key = utim_port_lock();
+    for (unsigned i = 0; i < UTIM_OS2_TIMER_POOL && c == NULL; i++) {
+      if (!pool_used[i]) {
+        pool_used[i] = true;
+        c = &pool[i];
+      }
+    }
+    utim_port_unlock(key);
+    if (c == NULL) {
+      return NULL;
+    }
+    from_pool = true;
+  }
+  *c = (os2_timer_t){.func = func,
+                     .arg = argument,
+                     .name = attr != NULL ? attr->name : NULL,
+                     .magic = OS2_MAGIC,
+                     .type = (uint8_t)type,
+                     .from_pool = from_pool ? 1u : 0u};
+  utim_tm_timer_init(&c->t, on_expiry, c);
+  return c;
+}
+
+const char *osTimerGetName(osTimerId_t timer_id) {
+  const os2_timer_t *c = timer_of(timer_id);
+  return c != NULL ? c->name : NULL;
+}
+
+osStatus_t osTimerStart(osTimerId_t timer_id, uint32_t ticks) {
+  if (!ready()) {
+    return osError;
+  }
+  if (in_isr()) {
+    return osErrorISR;
+  }
+  os2_timer_t *c = timer_of(timer_id);
+  if (c == NULL || ticks == 0u) {
+    return osErrorParameter;
+  }
+  const uint32_t key = utim_port_lock();
+  const uint64_t at = (tick64() + ticks) * g.ratio;
+  const uint64_t period = c->type == (uint8_t)osTimerPeriodic ? (uint64_t)ticks * g.ratio : 0u;
+  c->gen++;
+  const int rc = utim_tm_start_at(g.tm, &c->t, at, period);
+  c->running = rc == 0 ? 1u : 0u;
+  utim_port_unlock(key);
+  return rc == 0 ? osOK : osErrorParameter;
+}
+
+osStatus_t osTimerStop(osTimerId_t timer_id) {
+  if (!ready()) {
+    return osError;
+  }
+  if (in_isr()) {
+    return osErrorISR;
+  }
+  os2_timer_t *c = timer_of(timer_id);
+  if (c == NULL) {
+    return osErrorParameter;
+  }
+  const uint32_t key = utim_port_lock();
+  const bool was = c->running != 0u;
+  (void)utim_tm_stop(g.tm, &c->t);
+  c->running = 0u;
+  c->gen++;
+  utim_port_unlock(key);
+  return was ? osOK : osErrorResource;
+}
+
+uint32_t osTimerIsRunning(osTimerId_t timer_id) {
+  if (!ready() || in_isr()) {
+    return 0u;
+  }
+  const os2_timer_t *c = timer_of(timer_id);
+  return c != NULL && c->running != 0u ? 1u : 0u;
+}
+
+osStatus_t osTimerDelete(osTimerId_t timer_id) {
+  if (!ready()) {
+    return osError;
+  }
+  if (in_isr()) {
+    return osErrorISR;
+  }
+  os2_timer_t *c = timer_of(timer_id);
+  if (c == NULL) {
+    return osErrorParameter;
+  }
+  const uint32_t key = utim_port_lock();
+  (void)utim_tm_stop(g.tm, &c->t);
+  c->magic = 0u;
+  c->running = 0u;
+  c->gen++;
+  if (c->from_pool != 0u) {
+    pool_used[c - pool] = false;
+  }
+  utim_port_unlock(key);
+  return osOK;
+}
