@@ -258,18 +258,14 @@ static void print_json(bench_jw_t *w, const void *rp) {
   }
   bench_jw_end(w);
   if (r->o->histogram != 0u) {
-    bench_jw_object(w, "histogram");
-    bench_jw_uint(w, "bucket_us", 1u);
-    bench_jw_uint(w, "buckets", r->o->histogram);
-    bench_jw_array(w, "rows");
+    bench_hist_json_open(w, (unsigned)r->o->histogram);
     for (unsigned s = 0; s < SLP_NSIZES; s++) {
       for (unsigned mth = 0; mth < SLP_NMETHODS; mth++) {
         bench_hist_json(w, &r->rows[mth][s].hist, method_name[mth], "duration_ns",
                         (long long)sizes_ns[s]);
       }
     }
-    bench_jw_end(w);
-    bench_jw_end(w);
+    bench_hist_json_close(w);
   }
 }
 

@@ -81,3 +81,15 @@ void bench_hist_json(bench_jw_t *w, const bench_hist_t *h, const char *name, con
   bench_jw_num(w, "max_us", h->n != 0u, h->max_us);
   bench_jw_end(w);
 }
+
+void bench_hist_json_open(bench_jw_t *w, unsigned buckets) {
+  bench_jw_object(w, "histogram");
+  bench_jw_uint(w, "bucket_us", 1u);
+  bench_jw_uint(w, "buckets", buckets);
+  bench_jw_array(w, "rows");
+}
+
+void bench_hist_json_close(bench_jw_t *w) {
+  bench_jw_end(w);
+  bench_jw_end(w);
+}

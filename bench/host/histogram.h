@@ -48,6 +48,16 @@ void bench_hist_free(bench_hist_t *h);
 void bench_hist_print(FILE *f, const bench_hist_t *h, const char *title);
 
 /**
+ * @brief Open the "histogram" member of a result: {"bucket_us": 1,
+ *        "buckets": @p buckets, "rows": [ ... (bench_hist_json() per row);
+ *        bench_hist_json_close() ends it.
+ */
+void bench_hist_json_open(bench_jw_t *w, unsigned buckets);
+
+/** @brief Close what bench_hist_json_open() opened. */
+void bench_hist_json_close(bench_jw_t *w);
+
+/**
  * @brief Write @p h as a JSON object member of the enclosing array: its
  *        "name", @p key = @p value (what the row is: "timeout_us",
  *        "duration_ns"), "counts", "overflows", "n", "min_us", "avg_us",

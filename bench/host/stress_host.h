@@ -38,10 +38,8 @@ typedef struct bench_stress_board {
    * @return how many were written, or -1 when @p name is not one of them
    */
   int (*targets)(const char *name, bench_stress_target_t *out, unsigned cap);
-  /** @brief Initialise and start @p t's timers at their frequencies (0 or a negative errno). */
-  int (*start)(const bench_stress_target_t *t);
-  /** @brief Stop them again. */
-  void (*stop)(const bench_stress_target_t *t);
+  /** @brief Make the board ready for a run on @p t (before its timers are started), or NULL. */
+  void (*prepare)(const bench_stress_target_t *t);
   /** @brief Seconds since the board's init (virtual or real). */
   double (*now_s)(void);
   /** @brief Let time pass while waiting for a callback (bench_stress_cfg_t::wait). */

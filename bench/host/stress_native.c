@@ -40,22 +40,6 @@ static int native_targets(const char *name, bench_stress_target_t *out, unsigned
   return 1;
 }
 
-static int native_start(const bench_stress_target_t *t) {
-  int rc = utim_init(t->ref, t->ref_hz, UTIM_CLOCK_DEFAULT);
-  if (rc == 0) {
-    rc = utim_init(t->tut, t->tut_hz, UTIM_CLOCK_DEFAULT);
-  }
-  if (rc == 0) {
-    rc = utim_start(t->ref);
-  }
-  return rc == 0 ? utim_start(t->tut) : rc;
-}
-
-static void native_stop(const bench_stress_target_t *t) {
-  (void)utim_stop(t->tut);
-  (void)utim_stop(t->ref);
-}
-
 static double native_now_s(void) {
   struct timespec ts;
   (void)clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -79,8 +63,7 @@ const bench_stress_board_t bench_stress_board = {
     .lost_ns = 1000000000u,
     .init = native_init,
     .targets = native_targets,
-    .start = native_start,
-    .stop = native_stop,
+    .prepare = NULL,
     .now_s = native_now_s,
     .wait = native_wait,
 };

@@ -43,22 +43,10 @@ static int sim_targets(const char *name, bench_stress_target_t *out, unsigned ca
   return n == 0u && name != NULL ? -1 : (int)n;
 }
 
-static int sim_start(const bench_stress_target_t *t) {
+static void sim_prepare(const bench_stress_target_t *t) {
+  (void)t;
   sim_reset();
   sim_set_relax_step(SIM_RELAX_NS);
-  int rc = utim_init(t->ref, t->ref_hz, UTIM_CLOCK_DEFAULT);
-  if (rc == 0) {
-    rc = utim_init(t->tut, t->tut_hz, UTIM_CLOCK_DEFAULT);
-  }
-  if (rc == 0) {
-    rc = utim_start(t->ref);
-  }
-  return rc == 0 ? utim_start(t->tut) : rc;
-}
-
-static void sim_stop(const bench_stress_target_t *t) {
-  (void)utim_stop(t->tut);
-  (void)utim_stop(t->ref);
 }
 
 static double sim_now_s(void) {
@@ -80,8 +68,7 @@ const bench_stress_board_t bench_stress_board = {
     .lost_ns = 1000000u,
     .init = sim_init,
     .targets = sim_targets,
-    .start = sim_start,
-    .stop = sim_stop,
+    .prepare = sim_prepare,
     .now_s = sim_now_s,
     .wait = sim_wait,
 };

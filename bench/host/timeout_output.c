@@ -90,10 +90,7 @@ static void print_json(bench_jw_t *w, const void *rp) {
   }
   bench_jw_end(w);
   if (r->o->histogram != 0u) {
-    bench_jw_object(w, "histogram");
-    bench_jw_uint(w, "bucket_us", 1u);
-    bench_jw_uint(w, "buckets", r->o->histogram);
-    bench_jw_array(w, "rows");
+    bench_hist_json_open(w, (unsigned)r->o->histogram);
     for (unsigned s = 0; s < BENCH_TO_NSIZES; s++) {
       for (unsigned mode = 0; mode < 3u; mode++) {
         const bench_to_row_t *row = mode < 2u ? &r->alarm[mode][s] : &r->ct[s];
@@ -103,8 +100,7 @@ static void print_json(bench_jw_t *w, const void *rp) {
         }
       }
     }
-    bench_jw_end(w);
-    bench_jw_end(w);
+    bench_hist_json_close(w);
   }
 }
 

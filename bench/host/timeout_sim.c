@@ -310,10 +310,7 @@ static void ts_json(bench_jw_t *w, const void *rp) {
   }
   bench_jw_end(w);
   if (r->o->histogram != 0u) {
-    bench_jw_object(w, "histogram");
-    bench_jw_uint(w, "bucket_us", 1u);
-    bench_jw_uint(w, "buckets", r->o->histogram);
-    bench_jw_array(w, "rows");
+    bench_hist_json_open(w, (unsigned)r->o->histogram);
     for (unsigned path = 0; path < TS_NPATH; path++) {
       for (unsigned fi = 0; fi < TS_NFREQ; fi++) {
         for (unsigned si = 0; si < TS_NSIZE; si++) {
@@ -326,8 +323,7 @@ static void ts_json(bench_jw_t *w, const void *rp) {
         }
       }
     }
-    bench_jw_end(w);
-    bench_jw_end(w);
+    bench_hist_json_close(w);
   }
 }
 

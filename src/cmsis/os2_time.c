@@ -198,15 +198,26 @@ const char *osTimerGetName(osTimerId_t timer_id) {
   return c != NULL ? c->name : NULL;
 }
 
-osStatus_t osTimerStart(osTimerId_t timer_id, uint32_t ticks) {
+/* The checks of a thread-only timer call: no kernel (osError), an interrupt
+ * (osErrorISR), an invalid id (osErrorParameter); *c is the timer on osOK. */
+static osStatus_t thread_call(osTimerId_t timer_id, os2_timer_t **c) {
   if (!ready()) {
     return osError;
   }
   if (in_isr()) {
     return osErrorISR;
   }
-  os2_timer_t *c = timer_of(timer_id);
-  if (c == NULL || ticks == 0u) {
+  *c = timer_of(timer_id);
+  return *c != NULL ? osOK : osErrorParameter;
+}
+
+osStatus_t osTimerStart(osTimerId_t timer_id, uint32_t ticks) {
+  os2_timer_t *c = NULL;
+  const osStatus_t st = thread_call(timer_id, &c);
+  if (st != osOK) {
+    return st;
+  }
+  if (ticks == 0u) {
     return osErrorParameter;
   }
   const uint32_t key = utim_port_lock();
@@ -220,15 +231,10 @@ osStatus_t osTimerStart(osTimerId_t timer_id, uint32_t ticks) {
 }
 
 osStatus_t osTimerStop(osTimerId_t timer_id) {
-  if (!ready()) {
-    return osError;
-  }
-  if (in_isr()) {
-    return osErrorISR;
-  }
-  os2_timer_t *c = timer_of(timer_id);
-  if (c == NULL) {
-    return osErrorParameter;
+  os2_timer_t *c = NULL;
+  const osStatus_t st = thread_call(timer_id, &c);
+  if (st != osOK) {
+    return st;
   }
   const uint32_t key = utim_port_lock();
   const bool was = c->running != 0u;
@@ -248,15 +254,10 @@ uint32_t osTimerIsRunning(osTimerId_t timer_id) {
 }
 
 osStatus_t osTimerDelete(osTimerId_t timer_id) {
-  if (!ready()) {
-    return osError;
-  }
-  if (in_isr()) {
-    return osErrorISR;
-  }
-  os2_timer_t *c = timer_of(timer_id);
-  if (c == NULL) {
-    return osErrorParameter;
+  os2_timer_t *c = NULL;
+  const osStatus_t st = thread_call(timer_id, &c);
+  if (st != osOK) {
+    return st;
   }
   const uint32_t key = utim_port_lock();
   (void)utim_tm_stop(g.tm, &c->t);
