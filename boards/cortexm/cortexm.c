@@ -80,6 +80,10 @@ void cortexm_fault(void) {
   cortexm_exit(CORTEXM_EXIT_FAULT);
 }
 
+__attribute__((weak)) void cortexm_pendsv(void) {
+  cortexm_fault();
+}
+
 /* The raw handler of one line (cortexm_irq_set_raw()), none by default. */
 static volatile int32_t g_raw_irqn = -2;
 static void (*volatile g_raw_fn)(void *arg);

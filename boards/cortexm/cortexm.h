@@ -69,6 +69,13 @@ void cortexm_irq_set_raw(int32_t irqn, void (*fn)(void *arg), void *arg);
 /** @brief Handler of unexpected exceptions: reports and exits with CORTEXM_EXIT_FAULT. */
 void cortexm_fault(void);
 
+/**
+ * @brief The PendSV exception's handler: cortexm_fault() unless a program
+ *        links its own (a weak default). The CMSIS-RTOS2 bare-metal binding
+ *        (utim/cmsis_os2_cortexm.h) runs its timer context in it.
+ */
+void cortexm_pendsv(void);
+
 /** @brief Reset entry: copies .data, zeroes .bss, enables routed lines, runs main(). */
 void cortexm_reset(void);
 

@@ -3,6 +3,7 @@
  * and restored rather than cleared, so nested locks and a lock taken inside an
  * interrupt handler both leave the caller's mask as it was.
  */
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "utim/port.h"
@@ -23,4 +24,11 @@ void utim_port_unlock(uint32_t key) {
 
 void utim_port_relax(void) {
   __asm__ volatile("nop");
+}
+
+/* Any exception: IPSR holds its number, 0 in thread mode. */
+bool utim_port_in_isr(void) {
+  uint32_t ipsr;
+  __asm__ volatile("mrs %0, ipsr" : "=r"(ipsr));
+  return ipsr != 0u;
 }

@@ -58,7 +58,7 @@ const cortexm_vector_t cortexm_vectors[16 + CORTEXM_NUM_IRQ] = {
     [12] = cortexm_fault, /* DebugMonitor */
 #endif
     [11] = cortexm_fault,        /* SVCall */
-    [14] = cortexm_fault,        /* PendSV */
+    [14] = cortexm_pendsv,       /* PendSV (weak: a fault unless linked) */
     [15] = cortexm_irq_dispatch, /* SysTick (a core without one never raises it) */
     /* External lines 0 .. CORTEXM_NUM_IRQ - 1: one run per bit of the count,
      * each continuing where the one before ended. */

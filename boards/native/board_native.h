@@ -186,7 +186,8 @@ int native_irq_pin(int cpu);
  * @brief Take due timer interrupts now, in the calling thread: run the
  *        handler of every alarm with an event due (a lock-free check first),
  *        under the port lock, as the interrupt thread does when its sleep
- *        ends. Harmless when nothing is due. For code that
+ *        ends (utim_port_in_isr() is true in them, as on the interrupt
+ *        thread). Harmless when nothing is due. For code that
  *        waits in a busy loop and wants the events of its wait delivered
  *        when the wait ends, not a kernel wake-up later (the test hooks).
  */

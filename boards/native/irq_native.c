@@ -74,6 +74,7 @@ static _Atomic uint64_t g_min_sleep_ns;
  * follows it; -1 otherwise (native_irq_deadline_wake_ns()). */
 static _Atomic int64_t g_deadline_wake_ns = -1;
 static _Thread_local bool t_on_irq_thread; /* true on the interrupt thread */
+static _Thread_local bool t_in_service;    /* in native_irq_service()'s handlers */
 static pthread_t g_thread;
 /* The one interrupt line every alarm raises. */
 static utim_native_line_t g_line;
@@ -244,8 +245,15 @@ void native_irq_service(void) {
     if (utim_native_alarm_due(g_alarms[i])) {
       atomic_fetch_add_explicit(&g_services, 1u, memory_order_relaxed);
       uint32_t key = utim_port_lock();
+      t_in_service = true;
       utim_native_alarm_isr(g_alarms[i]);
+      t_in_service = false;
       utim_port_unlock(key);
     }
   }
+}
+
+/* The interrupt thread runs nothing but handler passes. */
+bool utim_port_in_isr(void) {
+  return t_on_irq_thread || t_in_service;
 }

@@ -18,3 +18,7 @@ void utim_port_unlock(uint32_t key) {
 void utim_port_relax(void) {
   sim_cpu_relax();
 }
+
+bool utim_port_in_isr(void) {
+  return sim_in_isr();
+}

@@ -101,9 +101,10 @@ osStatus_t osDelayUntil(uint32_t ticks);
 
 /**
  * @brief Create a timer (stopped). Its control block is @p attr's cb_mem
- *        (at least UTIM_OS2_TIMER_CB_SIZE bytes, pointer-aligned) or one of
- *        the pool's UTIM_OS2_TIMER_POOL.
- * @return its id, or NULL: @p func NULL, @p type invalid, cb_mem too small
+ *        (at least UTIM_OS2_TIMER_CB_SIZE bytes, pointer-aligned: 4 bytes
+ *        on a 32-bit target, as RTX5 asks) or one of the pool's
+ *        UTIM_OS2_TIMER_POOL.
+ * @return its id (cb_mem when given), or NULL: @p func NULL, @p type invalid, cb_mem too small
  *         or misaligned, cb_size without cb_mem, the pool exhausted, called
  *         from an interrupt, or no kernel set up
  */

@@ -43,6 +43,14 @@ void utim_port_unlock(uint32_t key);
 void utim_port_relax(void);
 
 /**
+ * @brief Port hook: whether the caller runs in a timer interrupt handler of
+ *        the port (an exception on an MCU, the simulated CPU's handler on
+ *        sim, the interrupt thread's handler pass on Linux), where callbacks
+ *        run. What a kernel binding answers "am I in an interrupt" with.
+ */
+bool utim_port_in_isr(void);
+
+/**
  * @brief Port hook: the current time in ns on the port's monotonic time
  *        line (utim_now() on Linux). Callable from any thread.
  */

@@ -26,7 +26,12 @@ typedef struct os2_timer {
   uint8_t from_pool;
 } os2_timer_t;
 
-_Static_assert(sizeof(os2_timer_t) <= UTIM_OS2_TIMER_CB_SIZE, "UTIM_OS2_TIMER_CB_SIZE too small");
+/* A caller's control block memory need only be pointer-aligned (RTX5 asks
+ * for 4 bytes, and code written for it declares uint32_t arrays); the
+ * block sits at the first address in it aligned for its 64-bit fields. */
+_Static_assert(sizeof(os2_timer_t) + alignof(os2_timer_t) - alignof(void *) <=
+                   UTIM_OS2_TIMER_CB_SIZE,
+               "UTIM_OS2_TIMER_CB_SIZE too small");
 
 static struct {
   utim_tm_t *tm;
@@ -147,11 +152,24 @@ uint32_t utim_os2_lost_expiries(void) {
   return g.lost;
 }
 
-/* A valid id, or NULL. */
+/* The control block in the memory @p mem (pointer-aligned) begins at. */
+static os2_timer_t *block_of(void *mem) {
+  const size_t mis = (uintptr_t)mem % alignof(os2_timer_t);
+  return (os2_timer_t *)(void *)((char *)mem + (mis != 0u ? alignof(os2_timer_t) - mis : 0u));
+}
+
+/* A timer's id is its memory (cb_mem, or the pool's block). */
+static bool pointer_aligned(const void *p) {
+  return p != NULL && (uintptr_t)p % alignof(void *) == 0u;
+}
+
+/* A valid id's control block, or NULL. */
 static os2_timer_t *timer_of(osTimerId_t id) {
-  os2_timer_t *c = id;
-  return c != NULL && ((uintptr_t)c % alignof(os2_timer_t)) == 0u && c->magic == OS2_MAGIC ? c
-                                                                                           : NULL;
+  if (!pointer_aligned(id)) {
+    return NULL;
+  }
+  os2_timer_t *c = block_of(id);
+  return c->magic == OS2_MAGIC ? c : NULL;
 }
 
 osTimerId_t osTimerNew(osTimerFunc_t func, osTimerType_t type, void *argument,
@@ -160,13 +178,14 @@ osTimerId_t osTimerNew(osTimerFunc_t func, osTimerType_t type, void *argument,
     return NULL;
   }
   os2_timer_t *c = NULL;
+  void *id = NULL;
   bool from_pool = false;
   if (attr != NULL && attr->cb_mem != NULL) {
-    if (attr->cb_size < UTIM_OS2_TIMER_CB_SIZE ||
-        ((uintptr_t)attr->cb_mem % alignof(os2_timer_t)) != 0u) {
+    if (attr->cb_size < UTIM_OS2_TIMER_CB_SIZE || !pointer_aligned(attr->cb_mem)) {
       return NULL;
     }
-    c = attr->cb_mem;
+    id = attr->cb_mem;
+    c = block_of(id);
   } else if (attr != NULL && attr->cb_size != 0u) {
     return NULL;
   } else {
@@ -181,6 +200,7 @@ osTimerId_t osTimerNew(osTimerFunc_t func, osTimerType_t type, void *argument,
     if (c == NULL) {
       return NULL;
     }
+    id = c;
     from_pool = true;
   }
   *c = (os2_timer_t){.func = func,
@@ -190,7 +210,7 @@ osTimerId_t osTimerNew(osTimerFunc_t func, osTimerType_t type, void *argument,
                      .type = (uint8_t)type,
                      .from_pool = from_pool ? 1u : 0u};
   utim_tm_timer_init(&c->t, on_expiry, c);
-  return c;
+  return id;
 }
 
 const char *osTimerGetName(osTimerId_t timer_id) {

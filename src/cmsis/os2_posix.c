@@ -1,0 +1,219 @@
+/*
+ * The POSIX-threads binding of the CMSIS-RTOS2 time services (see
+ * utim/cmsis_os2_posix.h): a timer thread fed from the manager's interrupt,
+ * and delays with utim's precise sleep.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE // NOLINT(bugprone-reserved-identifier,cert-dcl37-c,cert-dcl51-cpp)
+#endif
+
+#include "utim/cmsis_os2_posix.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <semaphore.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include "board_native.h"
+#include "utim/port.h"
+#include "utim/time.h"
+
+static struct {
+  pthread_t thread;
+  sem_t sem;    /* one post per queued expiry, and one to stop */
+  bool started; /* under g_ctl */
+  int fifo;
+  int fifo_error;
+  _Atomic bool stop;
+  utim_tm_t *tm;
+  uint32_t sys_hz;
+  /* The queue: written by defer() under the port lock (every handler pass
+   * holds it), read by the timer thread alone. */
+  void *q[UTIM_OS2_POSIX_QUEUE];
+  _Atomic uint64_t queued; /* entries ever written */
+  _Atomic uint64_t taken;  /* entries ever read */
+  /* Progress of the timer thread, for the delays that wait for it. */
+  pthread_mutex_t done_mx;
+  pthread_cond_t done_cv;
+  uint64_t done; /* entries run or dropped, under done_mx */
+  _Atomic uint64_t callbacks;
+  _Atomic uint64_t delays;
+  _Atomic uint64_t resleeps;
+} g = {.done_mx = PTHREAD_MUTEX_INITIALIZER, .done_cv = PTHREAD_COND_INITIALIZER};
+
+static pthread_mutex_t g_ctl = PTHREAD_MUTEX_INITIALIZER;
+static _Thread_local bool t_timer_thread;
+
+static bool b_in_isr(void *ctx) {
+  (void)ctx;
+  return utim_port_in_isr();
+}
+
+/* In the manager's interrupt, under the port lock. sem_post() is safe in any
+ * context. */
+static int b_defer(void *ctx, void *timer) {
+  (void)ctx;
+  const uint64_t w = atomic_load_explicit(&g.queued, memory_order_relaxed);
+  if (atomic_load_explicit(&g.stop, memory_order_relaxed) ||
+      w - atomic_load_explicit(&g.taken, memory_order_acquire) >= UTIM_OS2_POSIX_QUEUE) {
+    return -ENOSPC;
+  }
+  g.q[w % UTIM_OS2_POSIX_QUEUE] = timer;
+  atomic_store_explicit(&g.queued, w + 1u, memory_order_release);
+  (void)sem_post(&g.sem);
+  return 0;
+}
+
+static void mark_done(uint64_t n) {
+  (void)pthread_mutex_lock(&g.done_mx);
+  g.done = n;
+  (void)pthread_cond_broadcast(&g.done_cv);
+  (void)pthread_mutex_unlock(&g.done_mx);
+}
+
+static void *timer_thread(void *arg) {
+  (void)arg;
+  t_timer_thread = true;
+  for (;;) {
+    while (sem_wait(&g.sem) != 0) {
+      /* EINTR: wait again */
+    }
+    if (atomic_load_explicit(&g.stop, memory_order_acquire)) {
+      break;
+    }
+    const uint64_t r = atomic_load_explicit(&g.taken, memory_order_relaxed);
+    if (r == atomic_load_explicit(&g.queued, memory_order_acquire)) {
+      continue;
+    }
+    void *timer = g.q[r % UTIM_OS2_POSIX_QUEUE];
+    atomic_store_explicit(&g.taken, r + 1u, memory_order_release);
+    utim_os2_run_deferred(timer);
+    atomic_fetch_add_explicit(&g.callbacks, 1u, memory_order_relaxed);
+    mark_done(r + 1u);
+  }
+  return NULL;
+}
+
+/* Wait until the timer thread has run what was queued by now. */
+static void wait_timer_thread(void) {
+  /* Every handler pass holds the port lock from start to end: once we have
+   * it, the passes due so far have queued all they will. */
+  const uint32_t key = utim_port_lock();
+  const uint64_t upto = atomic_load_explicit(&g.queued, memory_order_acquire);
+  utim_port_unlock(key);
+  (void)pthread_mutex_lock(&g.done_mx);
+  while (g.done < upto && !atomic_load_explicit(&g.stop, memory_order_acquire)) {
+    (void)pthread_cond_wait(&g.done_cv, &g.done_mx);
+  }
+  (void)pthread_mutex_unlock(&g.done_mx);
+}
+
+static int b_block_until(void *ctx, utim_tm_t *tm, uint64_t deadline) {
+  (void)ctx;
+  if (atomic_load_explicit(&g.stop, memory_order_acquire)) {
+    return -ESRCH;
+  }
+  bool first = true;
+  for (;;) {
+    const uint64_t now = utim_tm_now(tm);
+    if (now >= deadline) {
+      break;
+    }
+    if (!first) {
+      atomic_fetch_add_explicit(&g.resleeps, 1u, memory_order_relaxed);
+    }
+    first = false;
+    const uint64_t ns = utim_ticks_to_ns_ceil(deadline - now, g.sys_hz);
+    const int rc = utim_sleep_until(utim_port_now_ns() + (utim_ns_t)ns);
+    if (rc != 0) {
+      return rc;
+    }
+  }
+  native_irq_service();
+  if (!t_timer_thread) {
+    wait_timer_thread();
+  }
+  atomic_fetch_add_explicit(&g.delays, 1u, memory_order_relaxed);
+  return 0;
+}
+
+static const utim_os2_binding_t binding = {b_in_isr, b_block_until, b_defer, NULL};
+
+int utim_os2_posix_start(utim_tm_t *tm, uint32_t sys_hz, uint32_t tick_hz) {
+  (void)pthread_mutex_lock(&g_ctl);
+  int rc = g.started ? -EBUSY : 0;
+  if (rc == 0 && sem_init(&g.sem, 0, 0u) != 0) {
+    rc = -errno;
+  }
+  if (rc == 0) {
+    atomic_store(&g.stop, false);
+    atomic_store(&g.queued, 0u);
+    atomic_store(&g.taken, 0u);
+    g.done = 0u;
+    g.tm = tm;
+    g.sys_hz = sys_hz;
+    rc = utim_os2_init(tm, sys_hz, tick_hz, &binding);
+    if (rc != 0) {
+      (void)sem_destroy(&g.sem);
+    }
+  }
+  if (rc == 0) {
+    pthread_attr_t attr;
+    struct sched_param sp = {.sched_priority = UTIM_OS2_POSIX_PRIORITY};
+    (void)pthread_attr_init(&attr);
+    (void)pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+    (void)pthread_attr_setschedpolicy(&attr, SCHED_FIFO);
+    (void)pthread_attr_setschedparam(&attr, &sp);
+    int e = pthread_create(&g.thread, &attr, timer_thread, NULL);
+    (void)pthread_attr_destroy(&attr);
+    g.fifo = e == 0;
+    g.fifo_error = e;
+    if (e != 0) {
+      /* EPERM without CAP_SYS_NICE or an RLIMIT_RTPRIO: a normal thread. */
+      e = pthread_create(&g.thread, NULL, timer_thread, NULL);
+    }
+    if (e == 0) {
+      (void)pthread_setname_np(g.thread, "utim-os2-timer");
+      g.started = true;
+    } else {
+      (void)sem_destroy(&g.sem);
+      rc = -e;
+    }
+  }
+  (void)pthread_mutex_unlock(&g_ctl);
+  return rc;
+}
+
+int utim_os2_posix_stop(void) {
+  (void)pthread_mutex_lock(&g_ctl);
+  int rc = g.started ? 0 : -ESRCH;
+  if (rc == 0) {
+    atomic_store_explicit(&g.stop, true, memory_order_release);
+    /* A handler pass that read the flag before ends before we go on: none
+     * posts to the semaphore once it is gone. */
+    utim_port_unlock(utim_port_lock());
+    (void)sem_post(&g.sem);
+    (void)pthread_join(g.thread, NULL);
+    mark_done(g.done); /* wakes delays waiting for the thread */
+    (void)sem_destroy(&g.sem);
+    g.started = false;
+  }
+  (void)pthread_mutex_unlock(&g_ctl);
+  return rc;
+}
+
+utim_os2_posix_info_t utim_os2_posix_info(void) {
+  (void)pthread_mutex_lock(&g_ctl);
+  const utim_os2_posix_info_t i = {
+      .running = g.started ? 1 : 0,
+      .fifo = g.fifo,
+      .fifo_error = g.fifo_error,
+      .callbacks = atomic_load(&g.callbacks),
+      .delays = atomic_load(&g.delays),
+      .resleeps = atomic_load(&g.resleeps),
+  };
+  (void)pthread_mutex_unlock(&g_ctl);
+  return i;
+}
