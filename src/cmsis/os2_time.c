@@ -37,6 +37,10 @@ static struct {
   utim_tm_t *tm;
   const utim_os2_binding_t *b;
   uint64_t ratio; /* manager ticks per kernel tick */
+  /* The last kernel tick found (its index and the manager time it began
+   * at), under the port lock: see tick64(). */
+  uint64_t base_idx;
+  uint64_t base_start;
   uint32_t sys_hz;
   uint32_t tick_hz;
   uint32_t lost;
@@ -56,6 +60,8 @@ int utim_os2_init(utim_tm_t *tm, uint32_t sys_hz, uint32_t tick_hz,
   g.sys_hz = sys_hz;
   g.tick_hz = tick_hz;
   g.ratio = sys_hz / tick_hz;
+  g.base_idx = 0u;
+  g.base_start = 0u;
   g.lost = 0;
   return 0;
 }
@@ -68,9 +74,32 @@ static bool in_isr(void) {
   return g.b->in_isr(g.b->ctx);
 }
 
-/* The kernel tick count, 64 bits. */
+/*
+ * The kernel tick count, 64 bits, from the last one found: most calls come
+ * in that tick or a few after, where a 32-bit division (one instruction on
+ * Cortex-M3/M4, a short routine on M0) finds it; a 64-bit division only
+ * after 2^32 counts without a call, or when the manager's time was set
+ * back (utim_tm_set_time()).
+ */
 static uint64_t tick64(void) {
-  return utim_tm_now(g.tm) / g.ratio;
+  const uint32_t key = utim_port_lock();
+  const uint64_t now = utim_tm_now(g.tm);
+  const uint64_t d = now - g.base_start;
+  if (now < g.base_start) {
+    g.base_idx = now / g.ratio;
+    g.base_start = g.base_idx * g.ratio;
+  } else if (d > 0xFFFFFFFFu) {
+    const uint64_t q = d / g.ratio;
+    g.base_idx += q;
+    g.base_start += q * g.ratio;
+  } else if (d >= g.ratio) {
+    const uint32_t q = (uint32_t)d / (uint32_t)g.ratio;
+    g.base_idx += q;
+    g.base_start += (uint64_t)q * g.ratio;
+  }
+  const uint64_t idx = g.base_idx;
+  utim_port_unlock(key);
+  return idx;
 }
 
 uint32_t osKernelGetTickCount(void) {

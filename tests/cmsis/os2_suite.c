@@ -63,6 +63,30 @@ static void c_kernel(void *arg) {
   end();
 }
 
+/* The tick count against the 64-bit division it stands for, across the
+ * manager's time set back, a jump of more than 2^32 counts, and small
+ * steps. Not from ARM's suite: utim's cached tick base (os2_time.c). */
+static void c_tick_base(void *arg) {
+  (void)arg;
+  if (!begin()) {
+    return;
+  }
+  const uint64_t per_tick = osKernelGetSysTimerFreq() / env->tick_hz;
+  static const int64_t jumps[] = {0, -7, (int64_t)1 << 33, 3, -((int64_t)1 << 34), 1, 0};
+  for (unsigned i = 0; i < sizeof jumps / sizeof jumps[0]; i++) {
+    const uint64_t now = utim_tm_now(env->tm);
+    TH_EQ(utim_tm_set_time(env->tm, now + (uint64_t)(jumps[i] * (int64_t)per_tick)), 0);
+    /* Read the tick between two reads of the manager's time: it is one of
+     * theirs (the time moves on meanwhile). */
+    const uint64_t a = utim_tm_now(env->tm) / per_tick;
+    const uint32_t t = osKernelGetTickCount();
+    const uint64_t b = utim_tm_now(env->tm) / per_tick;
+    TH_CHECKF(t - (uint32_t)a <= (uint32_t)(b - a), "step %u: tick %lu not in [%lu, %lu]", i,
+              (unsigned long)t, (unsigned long)(uint32_t)a, (unsigned long)(uint32_t)b);
+  }
+  end();
+}
+
 /* ---- generic wait (RV2_GenWait) ---- */
 
 static void c_delay(void *arg) {
@@ -274,6 +298,7 @@ int os2_suite_run(const os2_suite_env_t *e) {
   th_note("CMSIS-RTOS2 time services, %s binding, kernel tick %lu Hz, control block %u bytes",
           e->binding, (unsigned long)e->tick_hz, (unsigned)UTIM_OS2_TIMER_CB_SIZE);
   th_run("kernel: tick and sys-timer frequencies, their deltas agree", c_kernel, NULL);
+  th_run("kernel: the tick count follows the manager's time set back and forth", c_tick_base, NULL);
   th_run("osDelay(10) spans 10 ticks; osDelayUntil at its tick; errors", c_delay, NULL);
   th_run("timers: NULL and invalid arguments, control blocks, stop of a stopped timer",
          c_timer_args, NULL);
