@@ -163,6 +163,21 @@ bool bench_find_valgrind(char *path, size_t cap);
 int bench_callgrind(const char *valgrind, char *const *args, const char *toggle,
                     const char *const *names, size_t n, uint64_t *incl, char *err, size_t errcap);
 
+/**
+ * @brief As bench_callgrind(), running the program @p exe (NULL: this
+ *        program) under callgrind with @p args.
+ */
+int bench_callgrind_exe(const char *valgrind, const char *exe, char *const *args,
+                        const char *toggle, const char *const *names, size_t n, uint64_t *incl,
+                        char *err, size_t errcap);
+
+/**
+ * @brief The path of the helper program BENCH_OPS_HELPER, next to this
+ *        executable, into @p buf.
+ * @return 0, or -1 with @p err filled
+ */
+int bench_helper_path(char *buf, size_t cap, char *err, size_t errcap);
+
 /** @brief The `ops` cases of the sim board's SIM_TIMER16 instance. */
 extern const bench_ops_set_t bench_ops_sim;
 

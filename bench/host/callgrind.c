@@ -154,13 +154,23 @@ static int parse_callgrind(const char *file, const char *const *names, size_t n,
 
 int bench_callgrind(const char *valgrind, char *const *args, const char *toggle,
                     const char *const *names, size_t n, uint64_t *incl, char *err, size_t errcap) {
+  return bench_callgrind_exe(valgrind, NULL, args, toggle, names, n, incl, err, errcap);
+}
+
+int bench_callgrind_exe(const char *valgrind, const char *exe, char *const *args,
+                        const char *toggle, const char *const *names, size_t n, uint64_t *incl,
+                        char *err, size_t errcap) {
   char self[4096];
-  ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1u);
-  if (len <= 0) {
-    snprintf(err, errcap, "cannot find this program's path: %s", strerror(errno));
-    return -1;
+  if (exe != NULL) {
+    snprintf(self, sizeof self, "%s", exe);
+  } else {
+    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1u);
+    if (len <= 0) {
+      snprintf(err, errcap, "cannot find this program's path: %s", strerror(errno));
+      return -1;
+    }
+    self[len] = '\0';
   }
-  self[len] = '\0';
   char dir[] = "/tmp/utim-bench-cg-XXXXXX";
   if (mkdtemp(dir) == NULL) {
     snprintf(err, errcap, "cannot create a temporary directory: %s", strerror(errno));

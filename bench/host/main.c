@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "bench_host.h"
+#include "cmsis_bench.h"
 
 /*
  * The same main() builds both programs (bench/CMakeLists.txt): utim-bench,
@@ -17,12 +18,14 @@
 #define TIMEOUT_SUMMARY                                                                            \
   "callback latency: native alarm beside cyclictest; --board sim: the frequency x timeout matrix"
 #define STRESS_SUMMARY "random timeouts against a reference timer (RIOT bench_timers method)"
+#define CMSIS_SUMMARY  "CMSIS-RTOS2 time services: adaptation overhead, Rhealstone-style rows"
 static const bench_cmd_t commands[] = {
 #ifdef BENCH_OPS_ONLY
     {"ops", OPS_SUMMARY, bench_cmd_ops},
     {"tm", TM_SUMMARY, bench_cmd_tm},
     {"stress", STRESS_SUMMARY, bench_cmd_stress},
     {"timeout", TIMEOUT_SUMMARY, bench_cmd_timeout_sim},
+    {"cmsis", "(the callgrind child of utim-bench cmsis)", bench_cmd_cmsis_child},
 #else
     {"ops", OPS_SUMMARY, bench_cmd_helper_exec},
     {"tm", TM_SUMMARY, bench_cmd_helper_exec},
@@ -32,6 +35,7 @@ static const bench_cmd_t commands[] = {
     {"sleep", "sleep miss and CPU: nanosleep, clock_nanosleep, busy-wait, utim sleep",
      bench_cmd_sleep},
     {"timeout", TIMEOUT_SUMMARY, bench_cmd_timeout},
+    {"cmsis", CMSIS_SUMMARY, bench_cmd_cmsis},
 #endif
 };
 

@@ -11,19 +11,27 @@
 
 #include "bench_host.h"
 
-int bench_cmd_helper_exec(int argc, char **argv) {
+int bench_helper_path(char *buf, size_t cap, char *err, size_t errcap) {
   char self[4096];
   ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1u);
   if (len <= 0) {
-    fprintf(stderr, BENCH_PROG ": %s: cannot find this program's path: %s\n", argv[0],
-            strerror(errno));
-    return 1;
+    snprintf(err, errcap, "cannot find this program's path: %s", strerror(errno));
+    return -1;
   }
   self[len] = '\0';
   char *slash = strrchr(self, '/');
   size_t dir = slash != NULL ? (size_t)(slash - self) + 1u : 0u;
-  char helper[sizeof self + sizeof BENCH_OPS_HELPER];
-  snprintf(helper, sizeof helper, "%.*s%s", (int)dir, self, BENCH_OPS_HELPER);
+  snprintf(buf, cap, "%.*s%s", (int)dir, self, BENCH_OPS_HELPER);
+  return 0;
+}
+
+int bench_cmd_helper_exec(int argc, char **argv) {
+  char helper[4096 + sizeof BENCH_OPS_HELPER];
+  char err[256];
+  if (bench_helper_path(helper, sizeof helper, err, sizeof err) != 0) {
+    fprintf(stderr, BENCH_PROG ": %s: %s\n", argv[0], err);
+    return 1;
+  }
 
   /* The helper's own main() dispatches argv[1], as this program's does. */
   char **args = calloc((size_t)argc + 2u, sizeof *args);

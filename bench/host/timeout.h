@@ -98,6 +98,16 @@ void bench_to_note(bench_to_report_t *r, const char *fmt, ...)
 int bench_to_alarm(bench_to_report_t *r);
 
 /**
+ * @brief The phase of a CLOCK_MONOTONIC-driven counter @p p of tick
+ *        @p tick ns: the clock time *@p phase at which it stepped onto 0
+ *        (it reads floor((clock - phase) / tick)), to within *@p unc ns,
+ *        from many counter reads bracketed by clock reads.
+ * @retval 0 found
+ * @retval -1 the counter does not follow the clock that way
+ */
+int bench_to_find_phase(const utim_periph_t *p, int64_t tick, int64_t *phase, int64_t *unc);
+
+/**
  * @brief Run cyclictest (at r->cyclictest) once per size with the alarm's
  *        interval, count, priority and memory locking; fills r->ct and
  *        r->ct_args (timeout_cyclictest.c).

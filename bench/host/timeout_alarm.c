@@ -57,7 +57,7 @@ static void on_compare(const utim_periph_t *p, unsigned ch, void *arg) {
  * B + c * tick <= tb and B + (c + 1) * tick > ta; intersecting many such
  * intervals at all phases of the tick pins B down to about one bracket.
  */
-static int find_phase(const utim_periph_t *p, int64_t tick, int64_t *phase, int64_t *unc) {
+int bench_to_find_phase(const utim_periph_t *p, int64_t tick, int64_t *phase, int64_t *unc) {
   int64_t lo = INT64_MIN;
   int64_t hi = INT64_MAX;
   for (unsigned k = 0; k < TO_PHASE_READ; k++) {
@@ -240,7 +240,7 @@ static int setup_alarm(bench_to_report_t *r, const utim_periph_t **out, bench_to
     fprintf(stderr, BENCH_PROG ": timeout: cannot start NATIVE_ALARM\n");
     return -1;
   }
-  if (find_phase(p, r->tick_ns, &r->phase_ns, &r->phase_unc) != 0) {
+  if (bench_to_find_phase(p, r->tick_ns, &r->phase_ns, &r->phase_unc) != 0) {
     fprintf(stderr,
             BENCH_PROG ": timeout: NATIVE_ALARM's counter is not floor(CLOCK_MONOTONIC / tick) "
                        "+ constant, so the expiry time cannot be known\n");

@@ -7,10 +7,14 @@
  *        binding through which any kernel plugs in (utim_os2_binding_t).
  *
  * The kernel tick runs at the configured rate on the manager's time: tick k
- * begins at manager time k x (counter Hz / tick Hz). A delay or a timer of n
- * ticks ends at the start of the n-th tick boundary after the call's tick,
- * as on a ticked RTOS; the manager arms the channel for exactly those
- * moments (tickless). Timer callbacks are not run in the interrupt: the
+ * begins at manager time k x (counter Hz / tick Hz). A delay or a timer of
+ * n ticks lasts n ticks from the call: exactly n x (counter Hz / tick Hz)
+ * manager ticks on a tickless manager; on a ticked one it ends at the
+ * manager's tick boundary at or before that, so up to one manager tick
+ * less (RTX's "up to one tick less"; with the manager ticking at the
+ * kernel tick, delays and timers end on kernel tick boundaries, as on a
+ * ticked RTOS). Periodic timers stay on their grid. osDelayUntil() ends at
+ * the start of its tick. Timer callbacks are not run in the interrupt: the
  * binding defers them to its timer context, as CMSIS requires.
  *
  * Calls from an interrupt (the binding says when): osKernelGetTickCount,
@@ -81,8 +85,9 @@ uint32_t osKernelGetSysTimerCount(void);
 uint32_t osKernelGetSysTimerFreq(void);
 
 /**
- * @brief Wait @p ticks kernel ticks: returns when the tick count has gone
- *        @p ticks on from the call's (at the start of that tick).
+ * @brief Wait @p ticks kernel ticks from the call (see the file's
+ *        description for a ticked manager); the tick count has then gone
+ *        @p ticks on from the call's.
  * @retval osOK            waited
  * @retval osErrorParameter @p ticks 0
  * @retval osErrorISR      called from an interrupt
@@ -116,7 +121,8 @@ const char *osTimerGetName(osTimerId_t timer_id);
 
 /**
  * @brief Start or restart a timer: it fires @p ticks kernel ticks from the
- *        call's tick (periodic: every @p ticks after that, on the tick grid).
+ *        call (periodic: every @p ticks after that, on that grid; see the
+ *        file's description for a ticked manager).
  * @retval osOK            started
  * @retval osErrorParameter an invalid id, or @p ticks 0
  * @retval osErrorISR      called from an interrupt

@@ -11,9 +11,10 @@
  *   UTIM_OS2_POSIX_QUEUE entries and a semaphore; the thread runs the
  *   callbacks in order.
  * - Delays: the calling thread sleeps with utim's precise sleep
- *   (utim_sleep_until(): a kernel sleep, then a short spin) to the deadline
- *   converted to the utim_now() time line, and loops until the manager's
- *   time has reached it. Then it takes the expiries due by then at once
+ *   (utim_sleep_until(): a kernel sleep, then a short spin) to one count of
+ *   the manager's counter before the deadline, converted to the utim_now()
+ *   time line (a count read may be up to one old), then watches the
+ *   manager's time for the last count. Then it takes the expiries due by then at once
  *   (native_irq_service()) and waits until the timer thread has run every
  *   callback handed to it so far: when osDelay() returns, the callbacks of
  *   the timers that expired up to its end have run, as under a kernel whose

@@ -115,17 +115,25 @@ static int b_block_until(void *ctx, utim_tm_t *tm, uint64_t deadline) {
   if (atomic_load_explicit(&g.stop, memory_order_acquire)) {
     return -ESRCH;
   }
-  bool first = true;
+  /* The manager's time is a count: the moment it was read lies anywhere in
+   * that count, so the deadline is more than (deadline - now - 1) counts
+   * away and at most (deadline - now). Sleep the first (never past it),
+   * then watch the count for the rest (at most one count). */
+  bool slept = false;
   for (;;) {
     const uint64_t now = utim_tm_now(tm);
     if (now >= deadline) {
       break;
     }
-    if (!first) {
+    if (deadline - now < 2u) {
+      utim_port_relax();
+      continue;
+    }
+    if (slept) {
       atomic_fetch_add_explicit(&g.resleeps, 1u, memory_order_relaxed);
     }
-    first = false;
-    const uint64_t ns = utim_ticks_to_ns_ceil(deadline - now, g.sys_hz);
+    slept = true;
+    const uint64_t ns = utim_ticks_to_ns(deadline - now - 1u, g.sys_hz);
     const int rc = utim_sleep_until(utim_port_now_ns() + (utim_ns_t)ns);
     if (rc != 0) {
       return rc;

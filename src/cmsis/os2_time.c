@@ -37,6 +37,7 @@ static struct {
   utim_tm_t *tm;
   const utim_os2_binding_t *b;
   uint64_t ratio; /* manager ticks per kernel tick */
+  uint64_t early; /* span(): a ticked manager's tick - 1 (at most ratio - 1), else 0 */
   /* The last kernel tick found (its index and the manager time it began
    * at), under the port lock: see tick64(). */
   uint64_t base_idx;
@@ -60,6 +61,7 @@ int utim_os2_init(utim_tm_t *tm, uint32_t sys_hz, uint32_t tick_hz,
   g.sys_hz = sys_hz;
   g.tick_hz = tick_hz;
   g.ratio = sys_hz / tick_hz;
+  g.early = tm->mode == UTIM_TM_TICKED ? (tm->tick < g.ratio ? tm->tick : g.ratio) - 1u : 0u;
   g.base_idx = 0u;
   g.base_start = 0u;
   g.lost = 0;
@@ -118,8 +120,22 @@ uint32_t osKernelGetSysTimerFreq(void) {
   return g.sys_hz;
 }
 
-static osStatus_t wait_ticks(uint64_t t64, uint64_t n) {
-  return g.b->block_until(g.b->ctx, g.tm, (t64 + n) * g.ratio) == 0 ? osOK : osError;
+/*
+ * Manager ticks from now to the end of a delay or timer of @p n kernel
+ * ticks: n x ratio on a tickless manager (exactly n ticks, and no read of
+ * the time beyond the manager's own). A ticked manager serves an expiry at
+ * its first tick boundary at or after it: asking for one of its ticks less
+ * (plus one count) makes that the boundary at or before now + n x ratio,
+ * so the span is n kernel ticks less at most one of the manager's, as on
+ * RTX ("up to one tick less"), and with the manager's tick the kernel's the
+ * expiry falls on a kernel tick boundary.
+ */
+static uint64_t span(uint32_t n) {
+  return (uint64_t)n * g.ratio - g.early;
+}
+
+static osStatus_t wait_until(uint64_t deadline) {
+  return g.b->block_until(g.b->ctx, g.tm, deadline) == 0 ? osOK : osError;
 }
 
 osStatus_t osDelay(uint32_t ticks) {
@@ -132,7 +148,7 @@ osStatus_t osDelay(uint32_t ticks) {
   if (ticks == 0u) {
     return osErrorParameter;
   }
-  return wait_ticks(tick64(), ticks);
+  return wait_until(utim_tm_now(g.tm) + span(ticks));
 }
 
 osStatus_t osDelayUntil(uint32_t ticks) {
@@ -147,7 +163,7 @@ osStatus_t osDelayUntil(uint32_t ticks) {
   if (ahead == 0u || ahead > 0x7FFFFFFFu) {
     return osErrorParameter;
   }
-  return wait_ticks(now, ahead);
+  return wait_until((now + ahead) * g.ratio);
 }
 
 /* The manager's interrupt: hand the callback to the timer context. */
@@ -269,11 +285,10 @@ osStatus_t osTimerStart(osTimerId_t timer_id, uint32_t ticks) {
   if (ticks == 0u) {
     return osErrorParameter;
   }
-  const uint32_t key = utim_port_lock();
-  const uint64_t at = (tick64() + ticks) * g.ratio;
   const uint64_t period = c->type == (uint8_t)osTimerPeriodic ? (uint64_t)ticks * g.ratio : 0u;
+  const uint32_t key = utim_port_lock();
   c->gen++;
-  const int rc = utim_tm_start_at(g.tm, &c->t, at, period);
+  const int rc = utim_tm_start(g.tm, &c->t, span(ticks), period);
   c->running = rc == 0 ? 1u : 0u;
   utim_port_unlock(key);
   return rc == 0 ? osOK : osErrorParameter;
