@@ -1,6 +1,6 @@
 # Behaviour checks of utim-bench, run by ctest in script mode:
 #   cmake -DBENCH=<path to utim-bench> -DMODE=smoke|cli -DWORKDIR=<scratch directory>
-#         [-DCOMMANDS=ops;tm;clock;sleep;timeout] -P bench_check.cmake
+#         [-DCOMMANDS=ops;tm;clock;sleep;timeout;cmsis] -P bench_check.cmake
 # smoke: `ops --runs 3 --iterations 1000 --no-callgrind --json` exits 0 and prints one
 #        JSON document with every (driver, name, api, instance) row and its fields; the
 #        same document goes to --json-out FILE, and `-o -` is stdout.
@@ -59,6 +59,10 @@ set(opts_clock --runs --drift-seconds --long)
 set(opts_sleep --samples --long)
 set(opts_timeout --samples --long --no-cyclictest)
 set(opts_stress --board --api --timer --seed --duration --report-every --limit)
+set(short_cmsis --samples 10 --no-callgrind)
+set(num_cmsis --samples)
+set(bad_cmsis 9)
+set(opts_cmsis --samples --seed --no-callgrind)
 
 if(MODE STREQUAL "smoke")
   execute_process(COMMAND ${BENCH} ops --runs 3 --iterations 1000 --no-callgrind --json

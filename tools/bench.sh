@@ -9,8 +9,8 @@
 # Default run: about 5 minutes (ops ~5 s, tm ~25 s, stress ~30 s native +
 # ~10 s sim, clock ~60 s: its background drift measurement of utim_now()
 # against CLOCK_MONOTONIC_RAW runs for one minute, sleep ~20 s, timeout ~30 s
-# with cyclictest, the sim timeout matrix, ops as firmware of microbit and
-# mps2-an385 under QEMU (their builds ~1 min the first time), the HTM's FPGA
+# with cyclictest, the sim timeout matrix, cmsis ~5 s, ops and cmsis as
+# firmware of microbit and mps2-an385 under QEMU (their builds ~1 min the first time), the HTM's FPGA
 # cost with yosys ~1.5 min); then results/report.html (tools/report.py).
 # --long: more runs and samples everywhere (about 12 minutes).
 #
@@ -32,6 +32,7 @@ benches=(
   sleep
   timeout
   timeout_sim
+  cmsis
 )
 
 long=0
@@ -60,12 +61,13 @@ bench_args() {
     stress_sim) a="stress --board sim --duration $((long ? 20 : 5))" ;;
     sleep | timeout) a="$a --histogram 200" ;;
     timeout_sim) a="timeout --board sim --histogram 10" ;;
+    cmsis) a="$a --samples $((long ? 2000 : 500))" ;;
   esac
   if ((long)); then
     case "$1" in
       ops) a="$a --runs 61" ;;
       tm) a="$a --rounds 21" ;;
-      stress | stress_sim) ;;
+      stress | stress_sim | cmsis) ;;
       *) a="$a --long" ;;
     esac
   fi
@@ -96,15 +98,21 @@ done
 
 # The same `ops` measurement as firmware of the Cortex-M boards under QEMU
 # (instructions, -icount): results/ops_<board>.json, for the report's
-# per-board figure (uTimer Fig. 6); and the timeout matrix on the micro:bit.
+# per-board figure (uTimer Fig. 6); the CMSIS-RTOS2 layer's instructions
+# against the time manager (results/cmsis_<board>.json, its table printed);
+# and the timeout matrix on the micro:bit.
 for board in microbit mps2-an385; do
-  echo "==== bench ops on $board (firmware under QEMU)"
+  echo "==== bench ops and cmsis on $board (firmware under QEMU)"
   t0=$SECONDS
   cmake --preset "$board" </dev/null >/dev/null
-  cmake --build --preset "$board" -j "${UTIM_JOBS:-2}" --target "bench_ops_$board" </dev/null >/dev/null
-  ctest --preset "$board" -R "^bench_ops_$board\$" </dev/null >/dev/null
+  cmake --build --preset "$board" -j "${UTIM_JOBS:-2}" --target "bench_ops_$board" \
+    "bench_cmsis_$board" </dev/null >/dev/null
+  ctest --preset "$board" -R "^bench_(ops|cmsis)_$board\$" </dev/null >/dev/null
   grep -h '^{"benchmark":"ops"' "build/$board/logs/bench_ops_$board.log" >"$results/ops_$board.json"
-  echo "==== bench ops on $board: JSON in results/ops_$board.json ($((SECONDS - t0)) s)"
+  grep -h '^{"benchmark":"cmsis"' "build/$board/logs/bench_cmsis_$board.log" \
+    >"$results/cmsis_$board.json"
+  grep -h '^# ' "build/$board/logs/bench_cmsis_$board.log"
+  echo "==== bench ops and cmsis on $board: JSON in results/{ops,cmsis}_$board.json ($((SECONDS - t0)) s)"
 done
 # The timeout matrix as firmware (the micro:bit: the board with compare channels).
 echo "==== bench timeout on microbit (firmware under QEMU)"

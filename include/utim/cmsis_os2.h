@@ -203,6 +203,15 @@ int utim_os2_init(utim_tm_t *tm, uint32_t sys_hz, uint32_t tick_hz,
  */
 void utim_os2_run_deferred(void *timer);
 
+/**
+ * @brief utim's addition: the manager time (its ticks) of a running timer's
+ *        next expiry, for measurements and diagnostics.
+ * @retval 0 done
+ * @retval -EINVAL an invalid id or a NULL @p at, or no kernel set up
+ * @retval -ENOENT the timer is not running
+ */
+int utim_os2_timer_expiry(osTimerId_t timer_id, uint64_t *at);
+
 /** @brief Expiries dropped because the binding's defer queue was full. */
 uint32_t utim_os2_lost_expiries(void);
 

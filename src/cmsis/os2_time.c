@@ -13,6 +13,11 @@
 
 #define OS2_MAGIC 0x4f533254u /* "OS2T" */
 
+/* The checks and conversions of the start/stop paths, inlined even at -Os:
+ * a call each would cost more than their bodies (the layer's overhead is
+ * what utim-bench cmsis measures). */
+#define OS2_INLINE __attribute__((always_inline)) inline
+
 typedef struct os2_timer {
   utim_tm_timer_t t;
   osTimerFunc_t func;
@@ -68,11 +73,11 @@ int utim_os2_init(utim_tm_t *tm, uint32_t sys_hz, uint32_t tick_hz,
   return 0;
 }
 
-static bool ready(void) {
+OS2_INLINE static bool ready(void) {
   return g.tm != NULL;
 }
 
-static bool in_isr(void) {
+OS2_INLINE static bool in_isr(void) {
   return g.b->in_isr(g.b->ctx);
 }
 
@@ -130,7 +135,7 @@ uint32_t osKernelGetSysTimerFreq(void) {
  * RTX ("up to one tick less"), and with the manager's tick the kernel's the
  * expiry falls on a kernel tick boundary.
  */
-static uint64_t span(uint32_t n) {
+OS2_INLINE static uint64_t span(uint32_t n) {
   return (uint64_t)n * g.ratio - g.early;
 }
 
@@ -198,18 +203,18 @@ uint32_t utim_os2_lost_expiries(void) {
 }
 
 /* The control block in the memory @p mem (pointer-aligned) begins at. */
-static os2_timer_t *block_of(void *mem) {
+OS2_INLINE static os2_timer_t *block_of(void *mem) {
   const size_t mis = (uintptr_t)mem % alignof(os2_timer_t);
   return (os2_timer_t *)(void *)((char *)mem + (mis != 0u ? alignof(os2_timer_t) - mis : 0u));
 }
 
 /* A timer's id is its memory (cb_mem, or the pool's block). */
-static bool pointer_aligned(const void *p) {
+OS2_INLINE static bool pointer_aligned(const void *p) {
   return p != NULL && (uintptr_t)p % alignof(void *) == 0u;
 }
 
 /* A valid id's control block, or NULL. */
-static os2_timer_t *timer_of(osTimerId_t id) {
+OS2_INLINE static os2_timer_t *timer_of(osTimerId_t id) {
   if (!pointer_aligned(id)) {
     return NULL;
   }
@@ -265,7 +270,7 @@ const char *osTimerGetName(osTimerId_t timer_id) {
 
 /* The checks of a thread-only timer call: no kernel (osError), an interrupt
  * (osErrorISR), an invalid id (osErrorParameter); *c is the timer on osOK. */
-static osStatus_t thread_call(osTimerId_t timer_id, os2_timer_t **c) {
+OS2_INLINE static osStatus_t thread_call(osTimerId_t timer_id, os2_timer_t **c) {
   if (!ready()) {
     return osError;
   }
@@ -333,4 +338,12 @@ osStatus_t osTimerDelete(osTimerId_t timer_id) {
   }
   utim_port_unlock(key);
   return osOK;
+}
+
+int utim_os2_timer_expiry(osTimerId_t timer_id, uint64_t *at) {
+  const os2_timer_t *c = ready() ? timer_of(timer_id) : NULL;
+  if (c == NULL || at == NULL) {
+    return -EINVAL;
+  }
+  return utim_tm_expiry(g.tm, &c->t, at);
 }

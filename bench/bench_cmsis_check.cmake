@@ -1,0 +1,83 @@
+# Behaviour check of `utim-bench cmsis`, run by ctest in script mode (never speed):
+#   cmake -DBENCH=<path to utim-bench> -DCALLGRIND=ON|OFF -P bench_cmsis_check.cmake
+# `cmsis --samples 20 --json` exits 0 and prints one JSON document: benchmark "cmsis",
+# the four instruction rows (timer_start, timer_stop, delay_setup, callback_dispatch)
+# with numbers when CALLGRIND is ON (null otherwise), the seven real-time rows with
+# samples and no lost callback or early delay (lost 0: a correctness promise of the
+# layer and its POSIX binding, not a speed), and the combined figure.
+# Prints TAP lines and "N passed, N failed".
+cmake_minimum_required(VERSION 3.20)
+
+include(${CMAKE_CURRENT_LIST_DIR}/bench_tap.cmake)
+
+set(args cmsis --samples 20 --json)
+if(NOT CALLGRIND)
+  list(APPEND args --no-callgrind)
+endif()
+execute_process(COMMAND ${BENCH} ${args} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+set(ok OFF)
+if(rc EQUAL 0)
+  set(ok ON)
+endif()
+check(ok "${args} exits with 0 (rc=${rc} ${err})")
+
+string(JSON bench ERROR_VARIABLE jerr GET "${out}" benchmark)
+set(ok OFF)
+if(NOT jerr AND bench STREQUAL "cmsis")
+  set(ok ON)
+endif()
+check(ok "output is JSON with benchmark \"cmsis\" ${jerr}")
+
+set(names "")
+string(JSON ni ERROR_VARIABLE jerr LENGTH "${out}" instructions)
+if(NOT jerr AND ni GREATER 0)
+  math(EXPR last "${ni} - 1")
+  foreach(i RANGE ${last})
+    string(JSON nm GET "${out}" instructions ${i} name)
+    string(JSON ty TYPE "${out}" instructions ${i} cmsis)
+    string(JSON tx TYPE "${out}" instructions ${i} extra)
+    list(APPEND names ${nm})
+    set(ok OFF)
+    if((CALLGRIND AND ty STREQUAL "NUMBER" AND tx STREQUAL "NUMBER") OR
+       (NOT CALLGRIND AND ty STREQUAL "NULL"))
+      set(ok ON)
+    endif()
+    check(ok "instruction row ${nm}: cmsis is ${ty}, extra is ${tx} (callgrind ${CALLGRIND})")
+  endforeach()
+endif()
+set(ok OFF)
+if(names STREQUAL "timer_start;timer_stop;delay_setup;callback_dispatch")
+  set(ok ON)
+endif()
+check(ok "the four instruction rows (${names})")
+
+string(JSON nr ERROR_VARIABLE jerr LENGTH "${out}" rows)
+set(ok OFF)
+if(NOT jerr AND nr EQUAL 7)
+  set(ok ON)
+endif()
+check(ok "seven real-time rows (${nr})")
+if(NOT jerr AND nr GREATER 0)
+  math(EXPR last "${nr} - 1")
+  foreach(i RANGE ${last})
+    string(JSON nm GET "${out}" rows ${i} name)
+    string(JSON pa GET "${out}" rows ${i} path)
+    string(JSON n GET "${out}" rows ${i} n)
+    string(JSON lost GET "${out}" rows ${i} lost)
+    string(JSON med TYPE "${out}" rows ${i} median)
+    set(ok OFF)
+    if(n GREATER 0 AND lost EQUAL 0 AND med STREQUAL "NUMBER")
+      set(ok ON)
+    endif()
+    check(ok "row ${nm} (${pa}): ${n} samples, a median, ${lost} lost or early")
+  endforeach()
+endif()
+
+string(JSON ty ERROR_VARIABLE jerr TYPE "${out}" combined_overhead_percent)
+set(ok OFF)
+if(NOT jerr AND ty STREQUAL "NUMBER")
+  set(ok ON)
+endif()
+check(ok "combined_overhead_percent is a number")
+
+tap_finish()
