@@ -16,11 +16,11 @@
 # also gives board.h), UTIM_QEMU_ICOUNT_SHIFT, UTIM_QEMU_TIMEOUT.
 
 set(UTIM_BOARD "" CACHE STRING "Board of the cross build (a folder of boards/)")
-if(NOT UTIM_BOARD OR NOT EXISTS ${CMAKE_SOURCE_DIR}/boards/${UTIM_BOARD}/board.cmake)
+if(NOT UTIM_BOARD OR NOT EXISTS ${utim_SOURCE_DIR}/boards/${UTIM_BOARD}/board.cmake)
   message(FATAL_ERROR "cross build: set UTIM_BOARD to a folder of boards/ with a board.cmake "
     "(mps2-an385, microbit, netduinoplus2), e.g. cmake --preset mps2-an385")
 endif()
-include(${CMAKE_SOURCE_DIR}/boards/${UTIM_BOARD}/board.cmake)
+include(${utim_SOURCE_DIR}/boards/${UTIM_BOARD}/board.cmake)
 if(NOT UTIM_CPU STREQUAL UTIM_BOARD_CPU)
   message(FATAL_ERROR "UTIM_CPU=${UTIM_CPU} but board ${UTIM_BOARD} is a ${UTIM_BOARD_CPU}")
 endif()
@@ -29,7 +29,7 @@ if(NOT UTIM_BOARD_NUM_IRQ MATCHES "^[1-9][0-9]*$")
     "external interrupt lines of the vector table (e.g. 32)")
 endif()
 
-set(UTIM_BOARD_C ${CMAKE_SOURCE_DIR}/boards/${UTIM_BOARD}/board.c CACHE FILEPATH
+set(UTIM_BOARD_C ${utim_SOURCE_DIR}/boards/${UTIM_BOARD}/board.c CACHE FILEPATH
   "Instance table of the board (its folder also holds board.h)")
 set(UTIM_QEMU_ICOUNT_SHIFT 0 CACHE STRING
   "qemu -icount shift: one instruction is 2^N ns of virtual time (firmware and runner agree)")
@@ -45,8 +45,8 @@ foreach(drv IN LISTS UTIM_BOARD_DRIVERS)
 endforeach()
 
 # ---- sizeof of the instance types for this CPU (read back with nm)
-add_library(utim_sizes_probe OBJECT ${CMAKE_SOURCE_DIR}/tests/checks/cm4_sizes.c)
-target_include_directories(utim_sizes_probe PRIVATE ${CMAKE_SOURCE_DIR}/include)
+add_library(utim_sizes_probe OBJECT ${utim_SOURCE_DIR}/tests/checks/cm4_sizes.c)
+target_include_directories(utim_sizes_probe PRIVATE ${utim_SOURCE_DIR}/include)
 
 # utim_add_firmware(<target> SOURCES <files...> LIBS <libraries...>):
 # <target>.elf plus <target>.elf.map, linked with the board (one link group
@@ -56,7 +56,7 @@ function(utim_add_firmware tgt)
   add_executable(${tgt} ${arg_SOURCES})
   set_target_properties(${tgt} PROPERTIES SUFFIX .elf)
   # The firmware's own libraries first: they call into the board and the core.
-  target_link_libraries(${tgt} PRIVATE ${arg_LIBS} ${_board_lib})
+  target_link_libraries(${tgt} PRIVATE ${arg_LIBS} utim_board_${UTIM_BOARD})
   target_link_options(${tgt} PRIVATE "-Wl,-Map=$<TARGET_FILE:${tgt}>.map")
   add_custom_command(TARGET ${tgt} POST_BUILD
     COMMAND ${CMAKE_SIZE} $<TARGET_FILE:${tgt}> VERBATIM)
@@ -68,15 +68,15 @@ endfunction()
 # byte for byte (determinism check) and runs after it.
 function(utim_add_qemu_test name fw timeout)
   cmake_parse_arguments(PARSE_ARGV 3 arg "" "REPEAT_OF" "")
-  set(log ${CMAKE_BINARY_DIR}/logs/${name}.log)
-  set(cmd bash ${CMAKE_SOURCE_DIR}/tools/qemu-run.sh --qemu "${UTIM_QEMU_SYSTEM_ARM}"
+  set(log ${utim_BINARY_DIR}/logs/${name}.log)
+  set(cmd bash ${utim_SOURCE_DIR}/tools/qemu-run.sh --qemu "${UTIM_QEMU_SYSTEM_ARM}"
     --machine ${UTIM_BOARD_QEMU_MACHINE} --shift ${UTIM_QEMU_ICOUNT_SHIFT}
     --timeout ${timeout} --log ${log})
   foreach(a IN LISTS UTIM_BOARD_QEMU_ARGS)
     list(APPEND cmd --qemu-arg ${a})
   endforeach()
   if(arg_REPEAT_OF)
-    list(APPEND cmd --expect ${CMAKE_BINARY_DIR}/logs/${arg_REPEAT_OF}.log)
+    list(APPEND cmd --expect ${utim_BINARY_DIR}/logs/${arg_REPEAT_OF}.log)
   endif()
   add_test(NAME ${name} COMMAND ${cmd} $<TARGET_FILE:${fw}>)
   # ctest's own limit sits above the runner's, so the runner reports a hang.
@@ -104,7 +104,7 @@ function(utim_add_size_report fw)
     COMMAND ${CMAKE_COMMAND} -DSIZE=${CMAKE_SIZE} -DNM=${CMAKE_NM} -DBOARD=${UTIM_BOARD}
       -DCPU=${UTIM_CPU} "-DLIBS=${libs}" "-DMAP=$<TARGET_FILE:${fw}>.map"
       "-DELF=$<TARGET_FILE:${fw}>" "-DPROBE=$<TARGET_OBJECTS:utim_sizes_probe>"
-      -DOUT=${CMAKE_BINARY_DIR}/reports/size_${UTIM_BOARD}${sfx}.txt
-      -P ${CMAKE_SOURCE_DIR}/cmake/size_report.cmake)
+      -DOUT=${utim_BINARY_DIR}/reports/size_${UTIM_BOARD}${sfx}.txt
+      -P ${utim_SOURCE_DIR}/cmake/size_report.cmake)
   set_tests_properties(size_${UTIM_BOARD}${sfx} PROPERTIES LABELS "size;${UTIM_BOARD}" TIMEOUT 60)
 endfunction()

@@ -14,9 +14,9 @@
 
 function(utim_add_driver name)
   cmake_parse_arguments(PARSE_ARGV 1 arg "HOSTED" "" "LINK")
-  file(GLOB src CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/drivers/${name}/*.c)
+  file(GLOB src CONFIGURE_DEPENDS ${utim_SOURCE_DIR}/drivers/${name}/*.c)
   add_library(utim_drv_${name} STATIC ${src})
-  target_include_directories(utim_drv_${name} PUBLIC ${CMAKE_SOURCE_DIR}/drivers/${name})
+  target_include_directories(utim_drv_${name} PUBLIC $<BUILD_INTERFACE:${utim_SOURCE_DIR}/drivers/${name}>)
   target_link_libraries(utim_drv_${name} PUBLIC utim_core ${arg_LINK})
   if(NOT arg_HOSTED)
     target_compile_options(utim_drv_${name} PRIVATE -ffreestanding)
@@ -30,9 +30,19 @@ function(utim_add_board name)
     list(APPEND drvs utim_drv_${d})
   endforeach()
   add_library(utim_board_${name}_lib STATIC ${arg_SOURCES})
-  target_include_directories(utim_board_${name}_lib PUBLIC ${arg_INCLUDE})
+  foreach(dir IN LISTS arg_INCLUDE)
+    target_include_directories(utim_board_${name}_lib PUBLIC $<BUILD_INTERFACE:${dir}>)
+  endforeach()
   target_link_libraries(utim_board_${name}_lib PUBLIC ${drvs} utim_core ${arg_LINK})
   add_library(utim_board_${name} INTERFACE)
   string(REPLACE ";" "," group "utim_board_${name}_lib;${drvs};utim_core")
-  target_link_libraries(utim_board_${name} INTERFACE "$<LINK_GROUP:RESCAN,${group}>" ${arg_LINK})
+  # Installed (cmake/install.cmake), the same group names the exported targets:
+  # utim::<board>_lib, utim::drv_<driver>, utim::core.
+  set(inst "utim::${name}_lib")
+  foreach(d IN LISTS arg_DRIVERS)
+    string(APPEND inst ",utim::drv_${d}")
+  endforeach()
+  target_link_libraries(utim_board_${name} INTERFACE
+    "$<BUILD_INTERFACE:$<LINK_GROUP:RESCAN,${group}>>"
+    "$<INSTALL_INTERFACE:$<LINK_GROUP:RESCAN,${inst},utim::core>>" ${arg_LINK})
 endfunction()

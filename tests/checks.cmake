@@ -23,7 +23,7 @@ foreach(what sizes template)
   endif()
   add_test(NAME ${name}
     COMMAND ${CMAKE_COMMAND} -DWHAT=${what} "-DARM_GCC=${UTIM_ARM_GCC}"
-      "-DARM_NM=${UTIM_ARM_NM}" "-DSRC=${CMAKE_SOURCE_DIR}" "-DOUT=${UTIM_CHECKS_OUT}/${what}"
+      "-DARM_NM=${UTIM_ARM_NM}" "-DSRC=${utim_SOURCE_DIR}" "-DOUT=${UTIM_CHECKS_OUT}/${what}"
       -P ${UTIM_CHECKS_DIR}/cm4_check.cmake)
   set_tests_properties(${name} PROPERTIES LABELS "check" TIMEOUT 120)
 endforeach()
@@ -43,8 +43,8 @@ if(UTIM_LINT)
     endif()
     string(REPLACE "-" "_" name "${tool}")
     add_test(NAME ${name}
-      COMMAND ${CMAKE_COMMAND} -DWHAT=${tool} "-DTOOL=${exe}" "-DSRC=${CMAKE_SOURCE_DIR}"
-        "-DBIN=${CMAKE_BINARY_DIR}" -P ${UTIM_CHECKS_DIR}/lint.cmake)
+      COMMAND ${CMAKE_COMMAND} -DWHAT=${tool} "-DTOOL=${exe}" "-DSRC=${utim_SOURCE_DIR}"
+        "-DBIN=${utim_BINARY_DIR}" -P ${UTIM_CHECKS_DIR}/lint.cmake)
     set_tests_properties(${name} PROPERTIES LABELS "lint" TIMEOUT 900)
   endforeach()
 endif()
