@@ -38,6 +38,7 @@ int main(int argc, char **argv) {
   job_t *jobs = calloc(n, sizeof *jobs);
   if (n == 0u || jobs == NULL) {
     fprintf(stderr, "usage: many_timeouts [timers > 0]\n");
+    free(jobs);
     return 2;
   }
   native_board_init();
@@ -47,6 +48,7 @@ int main(int argc, char **argv) {
       utim_init(p, hz, UTIM_CLOCK_DEFAULT) != 0 || utim_start(p) != 0 ||
       utim_tm_init(&tm, p, 0u, UTIM_TM_TICKLESS, 0u) != 0) {
     fprintf(stderr, "many_timeouts: cannot start the time manager on NATIVE_ALARM\n");
+    free(jobs);
     return 1;
   }
   srand(1);
@@ -57,6 +59,8 @@ int main(int argc, char **argv) {
     jobs[i].due = utim_tm_now(&tm) + ticks;
     if (utim_tm_start(&tm, &jobs[i].t, ticks, 0u) != 0) {
       fprintf(stderr, "many_timeouts: utim_tm_start failed\n");
+      (void)utim_tm_deinit(&tm);
+      free(jobs);
       return 1;
     }
   }

@@ -12,7 +12,7 @@
 # "N passed, N failed" line; exits non-zero when any file fails.
 cmake_minimum_required(VERSION 3.20)
 
-set(dirs include src hw drivers boards bench tests)
+set(dirs include src hw drivers boards bench tests examples)
 
 if(NOT TOOL OR NOT EXISTS "${TOOL}")
   message(FATAL_ERROR
