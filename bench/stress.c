@@ -348,8 +348,14 @@ static void one(bench_stress_t *s) {
   s->armed = true;
   s->first_pending = false;
   atomic_store_explicit(&s->fired, false, memory_order_relaxed);
-  utim_port_unlock(key);
+  /* Armed under the same lock: a rescheduled operation's first arming that
+   * comes due now (the thread held off past its lead) waits behind the lock
+   * and is then replaced by this one, instead of firing between the lines
+   * above and the re-arming and being taken for this arming's callback
+   * (seen under ASan: counted as the real one, then the real one came as
+   * an unexpected callback). */
   const int rc = arm(s, fn, base, v);
+  utim_port_unlock(key);
   if (stopped) {
     spin(s);
     t0 = ref_read(s);

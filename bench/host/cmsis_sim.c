@@ -123,7 +123,7 @@ CMB_FN cmb_cg_tm_delay(void) {
 /* One expiry: virtual time passes over it (the manager's interrupt runs),
  * then the timer context runs what was deferred. */
 CMB_FN cmb_cg_os2_dispatch(void) {
-  sim_advance(2u * RATIO * 1000u);
+  sim_advance((uint64_t)2u * RATIO * 1000u);
   for (unsigned i = 0; i < g_qn; i++) {
     utim_os2_run_deferred(g_q[i]);
   }
@@ -131,7 +131,7 @@ CMB_FN cmb_cg_os2_dispatch(void) {
 }
 
 CMB_FN cmb_cg_tm_dispatch(void) {
-  sim_advance(2u * RATIO * 1000u);
+  sim_advance((uint64_t)2u * RATIO * 1000u);
 }
 
 static int setup(void) {
