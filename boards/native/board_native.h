@@ -54,7 +54,7 @@ typedef enum native_tsc_source {
 } native_tsc_source_t;
 
 /** @brief What native_board_init() found out about the CPU counter. */
-typedef struct native_tsc_info {
+typedef struct native_tsc_info_s {
   uint64_t hz;                /**< counter frequency in Hz (0 when unknown) */
   native_tsc_source_t source; /**< how @c hz was obtained */
   /** @brief NATIVE_TSC's clock input is hz >> shift (only above 2^32 - 1 Hz, so it fits). */
@@ -73,7 +73,7 @@ typedef struct native_tsc_info {
 } native_tsc_info_t;
 
 /** @brief How the interrupt thread runs (SCHED_FIFO and mlockall where permitted). */
-typedef struct native_irq_info {
+typedef struct native_irq_info_s {
   bool running;   /**< the interrupt thread was started */
   int policy;     /**< its scheduling policy (SCHED_FIFO, or SCHED_OTHER after a fallback) */
   int priority;   /**< its static priority (0 for SCHED_OTHER) */

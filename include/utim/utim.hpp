@@ -1,0 +1,219 @@
+/**
+ * @file utim.hpp
+ * @brief utim for C++17 (header-only): a std::chrono clock on utim's time
+ *        line, the precise sleep for chrono durations and time points,
+ *        tick conversions through std::chrono, and RAII owners of a timer
+ *        instance and of a time-manager timer.
+ *
+ * Units are types: every time goes in and out as a std::chrono::duration or
+ * a utim::clock::time_point, so a bare integer (whose unit nobody knows) or a
+ * time point of another clock (std::chrono::system_clock) does not compile
+ * where utim expects one of utim's. Counter ticks stay integers, converted
+ * only through to_ticks() / from_ticks() with the counter's frequency.
+ *
+ * @code
+ *   using namespace std::chrono_literals;
+ *   auto next = utim::clock::now();
+ *   for (;;) {
+ *     next += 1ms;                  // an absolute grid: no drift
+ *     utim::sleep_until(next);      // precise: kernel sleep, then a short spin
+ *   }
+ * @endcode
+ */
+#ifndef UTIM_UTIM_HPP
+#define UTIM_UTIM_HPP
+
+#include <cerrno>
+#include <chrono>
+#include <cstdint>
+#include <ratio>
+#include <type_traits>
+#include <utility>
+
+#include "utim/port.h"
+#include "utim/time.h"
+#include "utim/tm.h"
+#include "utim/utim.h"
+
+namespace utim {
+
+/**
+ * @brief The Clock (std::chrono requirements) of utim's time line:
+ *        utim_port_now_ns(), utim_now() on Linux (the calibrated CPU
+ *        counter or the clock utim chose), the board's time line on an MCU.
+ *        Steady: never goes back.
+ */
+struct clock {
+  using rep = std::int64_t;                                    /**< nanoseconds */
+  using period = std::nano;                                    /**< 1 ns */
+  using duration = std::chrono::duration<rep, period>;         /**< clock::duration */
+  using time_point = std::chrono::time_point<clock, duration>; /**< clock::time_point */
+  static constexpr bool is_steady = true;                      /**< it never goes back */
+
+  /** @brief The time now on utim's time line. */
+  static time_point now() noexcept { return time_point(duration(utim_port_now_ns())); }
+};
+
+/** @brief A duration rounded up to whole nanoseconds (a sleep never ends early). */
+template <class Rep, class Period>
+constexpr clock::duration ceil_ns(const std::chrono::duration<Rep, Period> &d) {
+  return std::chrono::ceil<clock::duration>(d);
+}
+
+/**
+ * @brief Sleep until @p t with utim's precise sleep (utim_sleep_until()):
+ *        returns at or after @p t, a short spin after a kernel sleep.
+ *        Only utim::clock time points: another clock's does not compile.
+ * @return 0, or the negative errno of utim_sleep_until()
+ */
+template <class Duration> int sleep_until(const std::chrono::time_point<clock, Duration> &t) {
+  return utim_sleep_until(std::chrono::ceil<clock::duration>(t.time_since_epoch()).count());
+}
+
+/**
+ * @brief Sleep for @p d (rounded up to whole ns) with utim's precise sleep.
+ *        Only std::chrono durations: a bare number does not compile.
+ * @return 0, or the negative errno of utim_sleep_for() (-EINVAL for d < 0)
+ */
+template <class Rep, class Period> int sleep_for(const std::chrono::duration<Rep, Period> &d) {
+  return utim_sleep_for(ceil_ns(d).count());
+}
+
+/**
+ * @brief Counter ticks at @p hz covering at least @p d (rounded up:
+ *        utim_ns_to_ticks_ceil()); 0 for a negative @p d.
+ */
+template <class Rep, class Period>
+std::uint64_t to_ticks(const std::chrono::duration<Rep, Period> &d, std::uint64_t hz) {
+  const auto ns = ceil_ns(d).count();
+  return ns <= 0 ? 0u : utim_ns_to_ticks_ceil(static_cast<std::uint64_t>(ns), hz);
+}
+
+/** @brief The time @p ticks counter ticks at @p hz last (utim_ticks_to_ns(), rounded down). */
+template <class Duration = clock::duration>
+Duration from_ticks(std::uint64_t ticks, std::uint64_t hz) {
+  return std::chrono::duration_cast<Duration>(
+      clock::duration(static_cast<clock::rep>(utim_ticks_to_ns(ticks, hz))));
+}
+
+/**
+ * @brief A claimed timer instance (utim_claim() / utim_release()): while it
+ *        lives no other owner can claim the instance. Neither copied nor
+ *        moved (its address is the claim's owner). Its
+ *        operations are the uAPI's, with chrono durations where a time is
+ *        meant and ticks where a counter value is.
+ */
+class instance {
+public:
+  /** @brief Claim @p p; ok() says whether it worked, error() why not. */
+  explicit instance(const utim_periph_t *p) noexcept
+      : p_(p), err_(p != nullptr ? utim_claim(p, this) : -EINVAL) {}
+  /** @brief Claim the instance named @p name (utim_by_name()). */
+  explicit instance(const char *name) noexcept : instance(utim_by_name(name)) {}
+  /* The claim's owner is this object's address: neither copied nor moved. */
+  instance(const instance &) = delete;
+  instance &operator=(const instance &) = delete;
+  /** @brief Stop the counter and release the claim. */
+  ~instance() {
+    if (err_ == 0) {
+      (void)utim_stop(p_);
+      (void)utim_release(p_, this);
+    }
+  }
+
+  /** @brief Whether the claim succeeded. */
+  bool ok() const noexcept { return err_ == 0; }
+  /** @brief 0, or the negative errno of the claim (-EBUSY: another owner has it). */
+  int error() const noexcept { return err_; }
+  /** @brief The instance. */
+  const utim_periph_t *get() const noexcept { return p_; }
+
+  /** @brief utim_init() at @p hz from the default clock. */
+  int init(std::uint32_t hz) noexcept {
+    return ok() ? utim_init(p_, hz, UTIM_CLOCK_DEFAULT) : err_;
+  }
+  /** @brief utim_start(). */
+  int start() noexcept { return ok() ? utim_start(p_) : err_; }
+  /** @brief utim_stop(). */
+  int stop() noexcept { return ok() ? utim_stop(p_) : err_; }
+  /** @brief The counter (utim_read()), in ticks. */
+  std::uint64_t read() const noexcept { return utim_read(p_); }
+  /** @brief The frequency it counts at (utim_freq()), Hz. */
+  std::uint32_t hz() const noexcept { return utim_freq(p_); }
+  /** @brief Arm channel @p ch for @p d from now (utim_set_rel(), rounded up to ticks). */
+  template <class Rep, class Period>
+  int set_in(unsigned ch, const std::chrono::duration<Rep, Period> &d) noexcept {
+    return ok() ? utim_set_rel(p_, ch, to_ticks(d, hz())) : err_;
+  }
+  /** @brief Arm channel @p ch every @p period (utim_set_periodic(), rounded up to ticks). */
+  template <class Rep, class Period>
+  int set_every(unsigned ch, const std::chrono::duration<Rep, Period> &period) noexcept {
+    return ok() ? utim_set_periodic(p_, ch, to_ticks(period, hz())) : err_;
+  }
+  /** @brief utim_clear() of channel @p ch. */
+  int clear(unsigned ch) noexcept { return ok() ? utim_clear(p_, ch) : err_; }
+  /** @brief utim_set_compare_cb(). */
+  int on_compare(utim_cmp_cb_t cb, void *arg) noexcept {
+    return ok() ? utim_set_compare_cb(p_, cb, arg) : err_;
+  }
+
+private:
+  const utim_periph_t *p_;
+  int err_;
+};
+
+/**
+ * @brief A time-manager timer that calls @p F (a callable taking no
+ *        argument, stored in the object: no heap) on each expiry, and stops
+ *        when it goes out of scope, so the callback never runs on a dead
+ *        object. Not copyable or movable: the manager holds its address.
+ *        The manager's frequency (the instance's) converts the durations.
+ *        The type is deduced: `utim::tm_timer t(tm, [&] { ... });`.
+ */
+template <class F> class tm_timer {
+public:
+  /** @brief A stopped timer on manager @p tm calling @p f. */
+  tm_timer(utim_tm_t &tm, F f) : tm_(tm), f_(std::move(f)) {
+    utim_tm_timer_init(&t_, &tm_timer::trampoline, this);
+  }
+  tm_timer(const tm_timer &) = delete;
+  tm_timer &operator=(const tm_timer &) = delete;
+  /** @brief Stop it (utim_tm_stop()). */
+  ~tm_timer() { (void)utim_tm_stop(&tm_, &t_); }
+
+  /**
+   * @brief Start (or restart) it to expire @p d from now, then every
+   *        @p period (0: once); both rounded up to the manager's ticks.
+   * @return 0, or the negative errno of utim_tm_start()
+   */
+  template <class Rep, class Period, class Rep2 = Rep, class Period2 = Period>
+  int start(const std::chrono::duration<Rep, Period> &d,
+            const std::chrono::duration<Rep2, Period2> &period =
+                std::chrono::duration<Rep2, Period2>::zero()) {
+    const std::uint64_t hz = utim_freq(tm_.p);
+    return utim_tm_start(&tm_, &t_, to_ticks(d, hz), to_ticks(period, hz));
+  }
+  /** @brief Stop it: its callback does not run for this setting afterwards. */
+  int stop() { return utim_tm_stop(&tm_, &t_); }
+  /** @brief Whether it is pending. */
+  bool pending() const {
+    std::uint64_t at = 0;
+    return utim_tm_expiry(&tm_, &t_, &at) == 0;
+  }
+  /** @brief Expiries coalesced into the running callback (utim_tm_overrun()). */
+  std::uint32_t overrun() const { return utim_tm_overrun(&tm_); }
+
+private:
+  static void trampoline(utim_tm_t *m, utim_tm_timer_t *t, void *arg) {
+    (void)m;
+    (void)t;
+    static_cast<tm_timer *>(arg)->f_();
+  }
+  utim_tm_t &tm_;
+  F f_;
+  utim_tm_timer_t t_{};
+};
+
+} // namespace utim
+
+#endif /* UTIM_UTIM_HPP */

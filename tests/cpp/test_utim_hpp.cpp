@@ -1,0 +1,171 @@
+/*
+ * utim/utim.hpp on the native board, with g++ -std=c++17: the Clock
+ * requirements of utim::clock, std::chrono interop (durations of any
+ * period, time points of another precision), the precise sleep, tick
+ * conversions, and the RAII owners (a claimed instance; a time-manager
+ * timer that stops when it goes out of scope).
+ */
+#include "utim/utim.hpp"
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <type_traits>
+
+#include "board_native.h"
+
+namespace {
+
+int g_failed;
+int g_passed;
+
+void check(bool ok, const char *what, int line) {
+  if (ok) {
+    g_passed++;
+    std::printf("ok %d - %s\n", g_passed + g_failed, what);
+  } else {
+    g_failed++;
+    std::printf("not ok %d - %s (line %d)\n", g_passed + g_failed, what, line);
+  }
+}
+#define CHECK(c) check((c), #c, __LINE__)
+
+using namespace std::chrono_literals;
+
+/* The Clock requirements (C++17 has no is_clock_v: spelled out). */
+static_assert(std::is_same_v<utim::clock::rep, utim::clock::duration::rep>);
+static_assert(std::is_same_v<utim::clock::period, utim::clock::duration::period>);
+static_assert(std::is_same_v<utim::clock::duration, utim::clock::time_point::duration>);
+static_assert(std::is_same_v<utim::clock, utim::clock::time_point::clock>);
+static_assert(std::is_same_v<decltype(utim::clock::now()), utim::clock::time_point>);
+static_assert(utim::clock::is_steady);
+static_assert(noexcept(utim::clock::now()));
+
+void test_clock() {
+  const auto a = utim::clock::now();
+  const auto b = utim::clock::now();
+  CHECK(b >= a);
+  /* Elapsed time agrees with std::chrono::steady_clock over 20 ms. */
+  const auto s0 = std::chrono::steady_clock::now();
+  const auto u0 = utim::clock::now();
+  CHECK(utim::sleep_for(20ms) == 0);
+  const auto u = utim::clock::now() - u0;
+  const auto s = std::chrono::steady_clock::now() - s0;
+  CHECK(u >= 20ms);
+  const auto diff = u > s ? u - s : s - u;
+  CHECK(diff < 2ms);
+}
+
+void test_sleep() {
+  const auto t0 = utim::clock::now();
+  CHECK(utim::sleep_for(std::chrono::microseconds(1500)) == 0);
+  CHECK(utim::clock::now() - t0 >= 1500us);
+  /* A time point of microsecond precision on utim::clock. */
+  const auto target = std::chrono::time_point_cast<std::chrono::microseconds>(utim::clock::now()) +
+                      std::chrono::milliseconds(2);
+  CHECK(utim::sleep_until(target) == 0);
+  CHECK(utim::clock::now() >= target);
+  /* A fractional duration rounds up: never less than asked. */
+  const auto t1 = utim::clock::now();
+  CHECK(utim::sleep_for(std::chrono::duration<double, std::milli>(1.25)) == 0);
+  CHECK(utim::clock::now() - t1 >= 1250us);
+  CHECK(utim::sleep_for(-1ms) == -EINVAL);
+}
+
+void test_ticks() {
+  CHECK(utim::to_ticks(1ms, 1000000u) == 1000u);
+  CHECK(utim::to_ticks(1ns, 1000000u) == 1u); /* rounded up */
+  CHECK(utim::to_ticks(std::chrono::seconds(3), 32768u) == 3u * 32768u);
+  CHECK(utim::to_ticks(std::chrono::duration<double>(0.5), 10u) == 5u);
+  CHECK(utim::to_ticks(-1ms, 1000u) == 0u);
+  CHECK(utim::from_ticks<std::chrono::microseconds>(1500u, 1000000u) == 1500us);
+  CHECK(utim::from_ticks(3u, 1000u) == 3ms);
+  CHECK(utim::from_ticks<std::chrono::milliseconds>(1u, 3u) == 333ms); /* rounded down */
+}
+
+void test_instance() {
+  {
+    utim::instance a("NATIVE_ALARM");
+    CHECK(a.ok());
+    utim::instance b("NATIVE_ALARM");
+    CHECK(!b.ok() && b.error() == -EBUSY);
+    CHECK(b.init(1000u) == -EBUSY); /* refused without the claim */
+  }
+  utim::instance c("NATIVE_ALARM"); /* released when a went out of scope */
+  CHECK(c.ok());
+  utim::instance none("NO_SUCH_TIMER");
+  CHECK(!none.ok() && none.error() == -EINVAL);
+}
+
+std::atomic<int> g_calls{0};
+
+void on_compare(const utim_periph_t *p, unsigned ch, void *arg) {
+  (void)p;
+  (void)ch;
+  (void)arg;
+  g_calls++;
+}
+
+void test_instance_ops() {
+  utim::instance t("NATIVE_ALARM");
+  uint32_t hz = 0;
+  CHECK(utim_closest_freq(t.get(), 1000000u, UTIM_CLOCK_DEFAULT, &hz) == 0);
+  CHECK(t.init(hz) == 0 && t.start() == 0 && t.hz() == hz);
+  g_calls = 0;
+  CHECK(t.on_compare(on_compare, nullptr) == 0);
+  CHECK(t.set_in(0u, 2ms) == 0);
+  (void)utim::sleep_for(10ms);
+  CHECK(g_calls == 1);
+  (void)t.on_compare(nullptr, nullptr);
+}
+
+void test_tm_timer() {
+  utim::instance alarm("NATIVE_ALARM");
+  uint32_t hz = 0;
+  if (!alarm.ok() || utim_closest_freq(alarm.get(), 1000000u, UTIM_CLOCK_DEFAULT, &hz) != 0 ||
+      alarm.init(hz) != 0 || alarm.start() != 0) {
+    CHECK(!"NATIVE_ALARM starts");
+    return;
+  }
+  utim_tm_t tm;
+  CHECK(utim_tm_init(&tm, alarm.get(), 0u, UTIM_TM_TICKLESS, 0u) == 0);
+  std::atomic<int> n{0};
+  {
+    utim::tm_timer t(tm, [&n] { n++; }); /* the callable's type deduced */
+    CHECK(t.start(3ms) == 0);
+    CHECK(t.pending());
+    (void)utim::sleep_for(15ms);
+    CHECK(n == 1);
+    CHECK(!t.pending());
+    CHECK(t.start(1ms, 2ms) == 0); /* periodic */
+    (void)utim::sleep_for(9ms);
+    CHECK(t.stop() == 0);
+    const int k = n;
+    CHECK(k >= 2);
+    (void)utim::sleep_for(6ms);
+    CHECK(n == k); /* nothing after the stop */
+  }
+  {
+    utim::tm_timer gone(tm, [&n] { n += 1000; });
+    CHECK(gone.start(2ms) == 0);
+  } /* out of scope: stopped */
+  (void)utim::sleep_for(8ms);
+  CHECK(n < 1000);
+  CHECK(utim_tm_deinit(&tm) == 0);
+}
+
+} // namespace
+
+int main() {
+  native_board_init();
+  std::printf("TAP version 13\n");
+  test_clock();
+  test_sleep();
+  test_ticks();
+  test_instance();
+  test_instance_ops();
+  test_tm_timer();
+  std::printf("1..%d\n%d passed, %d failed\n", g_passed + g_failed, g_passed, g_failed);
+  return g_failed == 0 ? 0 : 1;
+}
