@@ -1,6 +1,6 @@
 # Lint checks, run by ctest as `cmake -P` (see tests/checks.cmake).
 #
-#   -DWHAT=clang-format  clang-format --dry-run --Werror on every .c/.h
+#   -DWHAT=clang-format  clang-format --dry-run --Werror on every .c/.h/.cpp/.hpp
 #   -DWHAT=clang-tidy    clang-tidy (root .clang-tidy) on the project's .c files
 #                        listed in the build's compile_commands.json
 #   -DWHAT=cppcheck      cppcheck on the .c files
@@ -31,7 +31,7 @@ endfunction()
 if(WHAT STREQUAL "clang-format")
   set(globs)
   foreach(d IN LISTS dirs)
-    list(APPEND globs "${SRC}/${d}/*.c" "${SRC}/${d}/*.h")
+    list(APPEND globs "${SRC}/${d}/*.c" "${SRC}/${d}/*.h" "${SRC}/${d}/*.cpp" "${SRC}/${d}/*.hpp")
   endforeach()
   file(GLOB_RECURSE files LIST_DIRECTORIES false ${globs})
   list(SORT files)
