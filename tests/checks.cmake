@@ -3,6 +3,7 @@
 # Always:
 #   cortex_m4_sizes    public headers compile for Cortex-M4; instance/driver sizes
 #   template_compiles  the template driver and an example instance compile for Cortex-M4
+#   api_docs           the API reference (doxygen, docs/Doxyfile) with warnings as errors
 # With UTIM_LINT:
 #   clang_format, clang_tidy, cppcheck
 #
@@ -27,6 +28,13 @@ foreach(what sizes template)
       -P ${UTIM_CHECKS_DIR}/cm4_check.cmake)
   set_tests_properties(${name} PROPERTIES LABELS "check" TIMEOUT 120)
 endforeach()
+
+# ---- the API reference: build/<preset>/docs/html/index.html
+find_program(UTIM_DOXYGEN doxygen)
+add_test(NAME api_docs
+  COMMAND ${CMAKE_COMMAND} "-DDOXYGEN=${UTIM_DOXYGEN}" "-DSRC=${utim_SOURCE_DIR}"
+    "-DOUT=${utim_BINARY_DIR}/docs" -P ${UTIM_CHECKS_DIR}/api_docs.cmake)
+set_tests_properties(api_docs PROPERTIES LABELS "check" TIMEOUT 300)
 
 # ---- lint
 if(UTIM_LINT)

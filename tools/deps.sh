@@ -33,6 +33,7 @@ UTIM_DEPS=(
   "verilator:verilator"
   "yosys:yosys"
   "python3-matplotlib:-"
+  "doxygen:doxygen"
 )
 
 # Print the packages of UTIM_DEPS that are not installed, one a line.

@@ -101,6 +101,7 @@ typedef struct utim_clock_desc {
   uint32_t div_hi;   /**< largest divider (exponent for UTIM_DIV_POW2) */
 } utim_clock_desc_t;
 
+/** @brief A timer instance: the uAPI's handle (struct utim_periph, below). */
 typedef struct utim_periph utim_periph_t;
 
 /**
@@ -290,7 +291,7 @@ typedef struct utim_board {
   unsigned count;                        /**< number of instances */
 } utim_board_t;
 
-/** @brief The board linked into this program (defined by boards/<board>). */
+/** @brief The board linked into this program (defined by boards/\<board\>). */
 extern const utim_board_t utim_board;
 
 #ifdef __cplusplus
