@@ -1,0 +1,126 @@
+/**
+ * @file riot_timer.h
+ * @brief RIOT's periph_timer API (periph/timer.h) over the uAPI, so that
+ *        RIOT-style code and tests port unchanged: the same functions,
+ *        types, flags and return conventions (0 on success, -1 on error),
+ *        written for utim from RIOT's published interface.
+ *
+ * Device @c dev is the board's instance number @c dev (utim_by_index()), so
+ * TIMER_DEV(0) is the first timer of the board's table; a channel is the
+ * instance's compare channel. Differences from a RIOT board, all documented
+ * behaviour of the uAPI:
+ * - timer_set_absolute() with a value the counter has just passed (less
+ *   than half its range behind) fires at once, never a full wrap late.
+ * - timer_set() with a timeout shorter than the instance's minimum compare
+ *   distance fires after that distance (stretched), never missed.
+ * - timer_set_periodic() needs TIM_FLAG_RESET_ON_MATCH (a period of
+ *   @p value ticks, on a fixed grid, overruns coalesced); the counter is not
+ *   reset on each match, so timer_read() keeps counting. Without the flag it
+ *   returns -1 (a match once per counter wrap is not offered).
+ * At most UTIM_RIOT_TIMER_NUMOF devices (a static table, no heap).
+ */
+#ifndef UTIM_RIOT_TIMER_H
+#define UTIM_RIOT_TIMER_H
+
+#include <limits.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** @brief Devices the shim keeps callbacks for (the first ones of the board's table). */
+#ifndef UTIM_RIOT_TIMER_NUMOF
+#define UTIM_RIOT_TIMER_NUMOF 8u
+#endif
+
+/** @brief A timer device: the board's instance number. */
+typedef uint_fast8_t tim_t;
+
+/** @brief An unsigned word, as RIOT's architecture.h has it. */
+typedef unsigned int uword_t;
+
+/** @brief Timer device @p x. */
+#define TIMER_DEV(x) ((tim_t)(x))
+
+/** @brief No timer. */
+#define TIMER_UNDEF (UINT_FAST8_MAX)
+
+/** @brief timer_set_periodic(): reset the counter to 0 when it is called. */
+#define TIM_FLAG_RESET_ON_SET 0x01u
+
+/** @brief timer_set_periodic(): the period is @c value ticks (see the file's notes). */
+#define TIM_FLAG_RESET_ON_MATCH 0x02u
+
+/** @brief timer_set_periodic(): leave the timer stopped (timer_start() starts it). */
+#define TIM_FLAG_SET_STOPPED 0x04u
+
+/** @brief A device's callback, in interrupt context, with the channel that matched. */
+typedef void (*timer_cb_t)(void *arg, int channel);
+
+/** @brief A callback and its argument. */
+typedef struct {
+  timer_cb_t cb; /**< called from the timer interrupt */
+  void *arg;     /**< its argument */
+} timer_isr_ctx_t;
+
+/**
+ * @brief Initialise device @p dev at exactly @p freq Hz with callback
+ *        @p cb, and start it (channels cleared). The shim claims the
+ *        instance (utim_claim()) for good.
+ * @return 0, or -1 for an unknown device, a NULL @p cb, a frequency it
+ *         cannot count at exactly, or an instance claimed by another owner
+ */
+int timer_init(tim_t dev, uint32_t freq, timer_cb_t cb, void *arg);
+
+/**
+ * @brief The callback for @p channel @p timeout ticks from now (utim_set_rel()).
+ * @return 0, or -1 (not initialised, no such channel, timeout beyond the counter)
+ */
+int timer_set(tim_t dev, int channel, unsigned int timeout);
+
+/**
+ * @brief The callback when the counter reaches @p value (truncated to the
+ *        counter's width; utim_set_abs()).
+ * @return 0, or -1 (not initialised, no such channel)
+ */
+int timer_set_absolute(tim_t dev, int channel, unsigned int value);
+
+/**
+ * @brief The callback every @p value ticks with TIM_FLAG_RESET_ON_MATCH
+ *        (utim_set_periodic()); TIM_FLAG_RESET_ON_SET first resets the
+ *        counter to 0, TIM_FLAG_SET_STOPPED leaves the device stopped.
+ * @return 0, or -1 (not initialised, no such channel, @p value 0 or beyond
+ *         the counter, or no TIM_FLAG_RESET_ON_MATCH)
+ */
+int timer_set_periodic(tim_t dev, int channel, unsigned int value, uint8_t flags);
+
+/**
+ * @brief Clear @p channel: its callback does not run for what was set (utim_clear()).
+ * @return 0, or -1 (not initialised, no such channel)
+ */
+int timer_clear(tim_t dev, int channel);
+
+/** @brief The counter (utim_read(), truncated to unsigned int); 0 for an unknown device. */
+unsigned int timer_read(tim_t dev);
+
+/** @brief Start the counter (utim_start()). */
+void timer_start(tim_t dev);
+
+/** @brief Stop the counter, all channels with it (utim_stop()). */
+void timer_stop(tim_t dev);
+
+/** @brief Frequencies the device can count at (utim_freqs()), 0 for an unknown device. */
+uword_t timer_query_freqs_numof(tim_t dev);
+
+/** @brief Compare channels of the device (utim_channels()), 0 for an unknown device. */
+uword_t timer_query_channel_numof(tim_t dev);
+
+/** @brief The @p index-th highest frequency of the device, 0 when @p index is out of range. */
+uint32_t timer_query_freqs(tim_t dev, uword_t index);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* UTIM_RIOT_TIMER_H */

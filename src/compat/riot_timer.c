@@ -1,0 +1,136 @@
+/*
+ * RIOT's periph_timer API over the uAPI (see utim/riot_timer.h): each call a
+ * thin mapping, its errors folded into RIOT's -1.
+ */
+#include "utim/riot_timer.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "utim/utim.h"
+
+#define FREQS_MAX 32u
+
+static timer_isr_ctx_t g_ctx[UTIM_RIOT_TIMER_NUMOF];
+
+/* The instance of a device the shim keeps, or NULL. */
+static const utim_periph_t *dev_of(tim_t dev) {
+  return dev < UTIM_RIOT_TIMER_NUMOF && dev < utim_count() ? utim_by_index(dev) : NULL;
+}
+
+/* An initialised device's instance, with a channel it has, or NULL. */
+static const utim_periph_t *chan_of(tim_t dev, int channel) {
+  const utim_periph_t *p = dev_of(dev);
+  return p != NULL && g_ctx[dev].cb != NULL && channel >= 0 && (unsigned)channel < utim_channels(p)
+             ? p
+             : NULL;
+}
+
+static int riot_rc(int rc) {
+  return rc == 0 ? 0 : -1;
+}
+
+static void on_compare(const utim_periph_t *p, unsigned ch, void *arg) {
+  (void)p;
+  const timer_isr_ctx_t *c = arg;
+  c->cb(c->arg, (int)ch);
+}
+
+int timer_init(tim_t dev, uint32_t freq, timer_cb_t cb, void *arg) {
+  const utim_periph_t *p = dev_of(dev);
+  /* The shim owns the devices it initialises: one claimed by another
+   * subsystem (utim_claim()) is refused, as RIOT refuses a busy device. */
+  if (p == NULL || cb == NULL || freq == 0u || utim_claim(p, &g_ctx[dev]) != 0 ||
+      utim_init(p, freq, UTIM_CLOCK_DEFAULT) != 0) {
+    return -1;
+  }
+  for (unsigned ch = 0; ch < utim_channels(p); ch++) {
+    (void)utim_clear(p, ch);
+  }
+  g_ctx[dev] = (timer_isr_ctx_t){cb, arg};
+  if (utim_set_compare_cb(p, on_compare, &g_ctx[dev]) != 0 || utim_start(p) != 0) {
+    g_ctx[dev].cb = NULL;
+    return -1;
+  }
+  return 0;
+}
+
+int timer_set(tim_t dev, int channel, unsigned int timeout) {
+  const utim_periph_t *p = chan_of(dev, channel);
+  return p != NULL ? riot_rc(utim_set_rel(p, (unsigned)channel, timeout)) : -1;
+}
+
+int timer_set_absolute(tim_t dev, int channel, unsigned int value) {
+  const utim_periph_t *p = chan_of(dev, channel);
+  return p != NULL ? riot_rc(utim_set_abs(p, (unsigned)channel, value & utim_max(p))) : -1;
+}
+
+int timer_set_periodic(tim_t dev, int channel, unsigned int value, uint8_t flags) {
+  const utim_periph_t *p = chan_of(dev, channel);
+  if (p == NULL || (flags & TIM_FLAG_RESET_ON_MATCH) == 0u || value == 0u) {
+    return -1;
+  }
+  if ((flags & TIM_FLAG_SET_STOPPED) != 0u) {
+    (void)utim_stop(p);
+  }
+  if ((flags & TIM_FLAG_RESET_ON_SET) != 0u && utim_write(p, 0u) != 0) {
+    return -1;
+  }
+  return riot_rc(utim_set_periodic(p, (unsigned)channel, value));
+}
+
+int timer_clear(tim_t dev, int channel) {
+  const utim_periph_t *p = chan_of(dev, channel);
+  return p != NULL ? riot_rc(utim_clear(p, (unsigned)channel)) : -1;
+}
+
+unsigned int timer_read(tim_t dev) {
+  const utim_periph_t *p = dev_of(dev);
+  return p != NULL ? (unsigned int)utim_read(p) : 0u;
+}
+
+void timer_start(tim_t dev) {
+  const utim_periph_t *p = dev_of(dev);
+  if (p != NULL) {
+    (void)utim_start(p);
+  }
+}
+
+void timer_stop(tim_t dev) {
+  const utim_periph_t *p = dev_of(dev);
+  if (p != NULL) {
+    (void)utim_stop(p);
+  }
+}
+
+uword_t timer_query_channel_numof(tim_t dev) {
+  const utim_periph_t *p = dev_of(dev);
+  return p != NULL ? utim_channels(p) : 0u;
+}
+
+/* The device's frequencies, highest first (RIOT's order); how many. */
+static unsigned freqs_of(tim_t dev, uint32_t *f) {
+  const utim_periph_t *p = dev_of(dev);
+  const int n = p != NULL ? utim_freqs(p, UTIM_CLOCK_DEFAULT, f, FREQS_MAX) : 0;
+  const unsigned k = n > 0 ? ((unsigned)n < FREQS_MAX ? (unsigned)n : FREQS_MAX) : 0u;
+  for (unsigned i = 1; i < k; i++) { /* insertion sort, descending: k is small */
+    const uint32_t v = f[i];
+    unsigned j = i;
+    for (; j > 0u && f[j - 1u] < v; j--) {
+      f[j] = f[j - 1u];
+    }
+    f[j] = v;
+  }
+  return k;
+}
+
+uword_t timer_query_freqs_numof(tim_t dev) {
+  uint32_t f[FREQS_MAX];
+  return freqs_of(dev, f);
+}
+
+uint32_t timer_query_freqs(tim_t dev, uword_t index) {
+  uint32_t f[FREQS_MAX];
+  const unsigned k = freqs_of(dev, f);
+  return index < k ? f[index] : 0u;
+}

@@ -1,0 +1,211 @@
+/*
+ * RIOT's periph_timer API over the uAPI (utim/riot_timer.h) on the sim
+ * board, in virtual time: return conventions and errors, one-shot,
+ * absolute, clear, several channels, periodic with each flag, stop/start,
+ * the query functions, claims; and our port of RIOT's tests/periph/timer
+ * method (every channel of every device set to its own timeout, each
+ * callback once, in order, on its channel), written only against the RIOT
+ * API so that it would run unchanged on RIOT.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "board_sim.h"
+#include "harness.h"
+#include "sim.h"
+#include "utim/riot_timer.h"
+#include "utim/utim.h"
+
+#define HZ 1000000u
+#define NS (1000000000u / HZ)
+
+static unsigned g_calls[8];
+static unsigned g_order[32];
+static unsigned g_norder;
+static unsigned g_read_at[8];
+static tim_t g_dev;
+static int g_arg_ok;
+
+static void cb(void *arg, int channel) {
+  g_arg_ok += arg == &g_calls;
+  if (channel >= 0 && channel < 8) {
+    g_calls[channel]++;
+    g_read_at[channel] = timer_read(g_dev);
+  }
+  if (g_norder < 32u) {
+    g_order[g_norder++] = (unsigned)channel;
+  }
+}
+
+static void reset_counts(void) {
+  for (unsigned i = 0; i < 8u; i++) {
+    g_calls[i] = 0;
+  }
+  g_norder = 0;
+  g_arg_ok = 0;
+}
+
+/* The device number of @p name on this board. */
+static tim_t dev_named(const char *name) {
+  for (unsigned i = 0; i < utim_count(); i++) {
+    if (utim_by_index(i) == utim_by_name(name)) {
+      return TIMER_DEV(i);
+    }
+  }
+  return TIMER_UNDEF;
+}
+
+static bool setup(void) {
+  sim_board_init();
+  reset_counts();
+  g_dev = dev_named("SIM_TIMER16");
+  return TH_CHECK(g_dev != TIMER_UNDEF) && TH_EQ(timer_init(g_dev, HZ, cb, &g_calls), 0);
+}
+
+static void t_errors(void *arg) {
+  (void)arg;
+  sim_board_init();
+  g_dev = dev_named("SIM_TIMER16");
+  TH_EQ(timer_init(TIMER_UNDEF, HZ, cb, NULL), -1);
+  TH_EQ(timer_init(g_dev, HZ, NULL, NULL), -1);
+  TH_EQ(timer_init(g_dev, 7u, cb, NULL), -1); /* not a frequency it counts at */
+  TH_EQ(timer_set(g_dev, 0, 10u), -1);        /* not initialised */
+  TH_EQ(timer_init(g_dev, HZ, cb, &g_calls), 0);
+  TH_EQ(timer_set(g_dev, -1, 10u), -1);
+  TH_EQ(timer_set(g_dev, (int)timer_query_channel_numof(g_dev), 10u), -1);
+  TH_EQ(timer_set_absolute(g_dev, 99, 10u), -1);
+  TH_EQ(timer_clear(g_dev, 99), -1);
+  TH_EQ(timer_set_periodic(g_dev, 0, 100u, 0u), -1); /* no TIM_FLAG_RESET_ON_MATCH */
+  TH_EQ(timer_set_periodic(g_dev, 0, 0u, TIM_FLAG_RESET_ON_MATCH), -1);
+  TH_EQ(timer_set(g_dev, 0, 0x10000u), -1); /* beyond the 16-bit counter */
+  TH_EQU(timer_read(TIMER_UNDEF), 0u);
+  /* Claimed by another subsystem: refused. */
+  const tim_t other = dev_named("SIM_NRF32");
+  TH_EQ(utim_claim(utim_by_index(other), &g_order), 0);
+  TH_EQ(timer_init(other, HZ, cb, NULL), -1);
+  TH_EQ(utim_release(utim_by_index(other), &g_order), 0);
+}
+
+static void t_oneshot(void *arg) {
+  (void)arg;
+  if (!setup()) {
+    return;
+  }
+  const unsigned t0 = timer_read(g_dev);
+  TH_EQ(timer_set(g_dev, 1, 1000u), 0);
+  sim_advance(999u * NS);
+  TH_EQU(g_calls[1], 0u); /* never early */
+  sim_advance(5000u * NS);
+  TH_EQU(g_calls[1], 1u); /* exactly once */
+  TH_CHECK(g_arg_ok == 1);
+  TH_CHECKF(((g_read_at[1] - t0) & 0xFFFFu) >= 1000u, "read %u at the callback, set at %u",
+            g_read_at[1], t0);
+  /* Absolute. */
+  const unsigned v = (timer_read(g_dev) + 500u) & 0xFFFFu;
+  TH_EQ(timer_set_absolute(g_dev, 2, v), 0);
+  sim_advance(600u * NS);
+  TH_EQU(g_calls[2], 1u);
+  /* A value wider than the counter is truncated, as RIOT's narrow timers do. */
+  TH_EQ(timer_set_absolute(g_dev, 2, ((timer_read(g_dev) + 300u) & 0xFFFFu) | 0x30000u), 0);
+  sim_advance(400u * NS);
+  TH_EQU(g_calls[2], 2u);
+  /* Cleared: never. */
+  TH_EQ(timer_set(g_dev, 0, 200u), 0);
+  TH_EQ(timer_clear(g_dev, 0), 0);
+  sim_advance(1000u * NS);
+  TH_EQU(g_calls[0], 0u);
+}
+
+static void t_periodic(void *arg) {
+  (void)arg;
+  if (!setup()) {
+    return;
+  }
+  TH_EQ(timer_set_periodic(g_dev, 0, 100u, TIM_FLAG_RESET_ON_MATCH | TIM_FLAG_RESET_ON_SET), 0);
+  sim_advance(1050u * NS);
+  TH_EQU(g_calls[0], 10u); /* every 100 ticks */
+  TH_EQ(timer_clear(g_dev, 0), 0);
+  /* Set stopped: nothing until timer_start(). */
+  TH_EQ(timer_set_periodic(g_dev, 1, 100u, TIM_FLAG_RESET_ON_MATCH | TIM_FLAG_SET_STOPPED), 0);
+  const unsigned r = timer_read(g_dev);
+  sim_advance(1000u * NS);
+  TH_EQU(timer_read(g_dev), r); /* stopped */
+  TH_EQU(g_calls[1], 0u);
+  timer_start(g_dev);
+  sim_advance(250u * NS);
+  TH_EQU(g_calls[1], 2u);
+  timer_stop(g_dev);
+  sim_advance(1000u * NS);
+  TH_EQU(g_calls[1], 2u);
+  timer_start(g_dev);
+  TH_EQ(timer_clear(g_dev, 1), 0);
+}
+
+static void t_query(void *arg) {
+  (void)arg;
+  if (!setup()) {
+    return;
+  }
+  TH_EQU(timer_query_channel_numof(g_dev), utim_channels(utim_by_index(g_dev)));
+  const uword_t n = timer_query_freqs_numof(g_dev);
+  TH_CHECK(n >= 1u);
+  for (uword_t i = 1; i < n; i++) {
+    TH_CHECK(timer_query_freqs(g_dev, i) < timer_query_freqs(g_dev, i - 1u)); /* highest first */
+  }
+  TH_EQU(timer_query_freqs(g_dev, n), 0u);
+  TH_EQU(timer_query_freqs_numof(TIMER_UNDEF), 0u);
+}
+
+/* RIOT's tests/periph/timer method, through the RIOT API only: on every
+ * device the shim can initialise, channel c set to (c + 1) x 100 ticks; every
+ * callback comes once, on its channel, in that order. */
+static unsigned g_dev_calls;
+static int g_last_chan;
+static bool g_in_order;
+
+static void cb_all(void *arg, int channel) {
+  (void)arg;
+  g_in_order = g_in_order && channel == g_last_chan + 1;
+  g_last_chan = channel;
+  g_dev_calls++;
+}
+
+static void t_riot_method(void *arg) {
+  (void)arg;
+  sim_board_init();
+  unsigned tested = 0;
+  for (tim_t dev = 0; dev < UTIM_RIOT_TIMER_NUMOF && dev < utim_count(); dev++) {
+    const uword_t nch = timer_query_channel_numof(dev);
+    const uint32_t f = timer_query_freqs(dev, 0u);
+    if (nch == 0u || f == 0u || timer_init(dev, f, cb_all, NULL) != 0) {
+      continue; /* no channel, or owned by another driver (a chain's halves) */
+    }
+    th_context("device %u (%s) at %lu Hz", (unsigned)dev, utim_name(utim_by_index(dev)),
+               (unsigned long)f);
+    g_dev_calls = 0;
+    g_last_chan = -1;
+    g_in_order = true;
+    for (uword_t c = 0; c < nch; c++) {
+      TH_EQ(timer_set(dev, (int)c, (unsigned)(c + 1u) * 100u), 0);
+    }
+    sim_advance((uint64_t)(nch + 2u) * 100u * (1000000000u / f) + 1000u);
+    TH_EQU(g_dev_calls, nch);
+    TH_CHECK(g_in_order);
+    tested++;
+  }
+  TH_CHECK(tested >= 3u);
+  th_note("%u devices with channels tested", tested);
+}
+
+int main(void) {
+  th_set_putc(th_stdio_putc);
+  th_run("errors: unknown device, NULL callback, inexact frequency, not initialised, "
+         "channels, periodic without its flag, claimed device",
+         t_errors, NULL);
+  th_run("timer_set, timer_set_absolute (truncated), timer_clear", t_oneshot, NULL);
+  th_run("timer_set_periodic: every value ticks; set stopped; timer_stop/timer_start", t_periodic,
+         NULL);
+  th_run("timer_query_*: channels, frequencies highest first", t_query, NULL);
+  th_run("RIOT's tests/periph/timer method on every device", t_riot_method, NULL);
+  return th_finish();
+}
