@@ -16,7 +16,7 @@ const char *bench_op_name(unsigned op) {
 
 const char *bench_path_name(unsigned path) {
   static const char *const names[BENCH_PATH_COUNT] = {"uapi-ct", "uapi-rt", "hapi"};
-  return path < BENCH_PATH_COUNT ? names[path] : "?";
+  return path < BENCH_PATH_COUNT ? names[path] : path == BENCH_PATH_RIOT ? "riot" : "?";
 }
 
 BENCH_NOINLINE void bench_loop_baseline(uint32_t n) {

@@ -45,7 +45,8 @@ typedef enum bench_path {
   BENCH_PATH_UAPI_CT = 0, /**< uAPI, instance known at compile time */
   BENCH_PATH_UAPI_RT = 1, /**< uAPI, instance known only at run time */
   BENCH_PATH_HAPI = 2,    /**< the driver function called directly */
-  BENCH_PATH_COUNT = 3    /**< number of paths */
+  BENCH_PATH_COUNT = 3,   /**< number of paths every set has */
+  BENCH_PATH_RIOT = 4     /**< RIOT's periph_timer shim (utim/riot_timer.h): extra rows */
 } bench_path_t;
 
 /** @brief One measurable case: an operation through one path. */

@@ -178,6 +178,24 @@ int bench_callgrind_exe(const char *valgrind, const char *exe, char *const *args
  */
 int bench_helper_path(char *buf, size_t cap, char *err, size_t errcap);
 
+/** @brief RIOT periph_timer rows: read, set and clear through the shim. */
+#define BENCH_RIOT_NCASES 3u
+
+/**
+ * @brief The `ops` rows of RIOT's periph_timer shim (utim/riot_timer.h) on
+ *        the sim board's SIM_TIMER16 (the board's instance, by device
+ *        number): timer_read(), timer_set_absolute(), timer_clear(), the
+ *        uTimer paper's periph_timer against the uAPI on the same timer.
+ */
+extern const bench_case_t bench_riot_sim_cases[BENCH_RIOT_NCASES];
+
+/**
+ * @brief Initialise SIM_TIMER16 through the shim (timer_init()) at @p hz,
+ *        after bench_ops_prepare(&bench_ops_sim, hz).
+ * @return 0, or -1 (no such device, or timer_init() refused)
+ */
+int bench_riot_sim_prepare(uint32_t hz);
+
 /** @brief The `ops` cases of the sim board's SIM_TIMER16 instance. */
 extern const bench_ops_set_t bench_ops_sim;
 

@@ -25,6 +25,14 @@ static const ops_target_t targets[] = {
     {&bench_ops_sim, 16000000u, "SIM_TIMER16 (16-bit, simulated registers) at 16 MHz"},
 };
 #define OPS_NTARGETS (sizeof targets / sizeof targets[0])
+/* The sim target, whose instance the RIOT rows drive. */
+#define OPS_SIM_TARGET 1u
+
+/* Prepare the sim target and the RIOT shim on it (0, or -1). */
+static int riot_prepare(void) {
+  const ops_target_t *t = &targets[OPS_SIM_TARGET];
+  return bench_ops_prepare(t->set, t->hz) == 0 && bench_riot_sim_prepare(t->hz) == 0 ? 0 : -1;
+}
 
 typedef struct ops_opts {
   bool no_callgrind;
@@ -102,6 +110,12 @@ static int run_child(uint32_t iters) {
       targets[t].set->cases[c].loop(iters);
     }
   }
+  for (unsigned c = 0; c < BENCH_RIOT_NCASES; c++) {
+    if (riot_prepare() != 0) {
+      return 1;
+    }
+    bench_riot_sim_cases[c].loop(iters);
+  }
   return 0;
 }
 
@@ -111,11 +125,11 @@ static double per_call(uint64_t total, uint64_t base, uint64_t iters) {
 }
 
 static const char *instance_name(unsigned path) {
-  return path == BENCH_PATH_UAPI_RT ? "run-time" : "compile-time";
+  return path == BENCH_PATH_UAPI_RT || path == BENCH_PATH_RIOT ? "run-time" : "compile-time";
 }
 
 static const char *api_name(unsigned path) {
-  return path == BENCH_PATH_HAPI ? "hapi" : "uapi";
+  return path == BENCH_PATH_HAPI ? "hapi" : path == BENCH_PATH_RIOT ? "riot" : "uapi";
 }
 
 typedef struct ops_report {
@@ -128,18 +142,22 @@ typedef struct ops_report {
   double base_ticks;
   ops_result_t port; /* utim_port_lock + utim_port_unlock pair */
   unsigned long cg_iters;
+  ops_result_t riot[BENCH_RIOT_NCASES]; /* the RIOT shim on the sim target */
 } ops_report_t;
 
-/* The hapi case of the same operation, the reference for extra instructions. */
-static const ops_result_t *hapi_of(const ops_report_t *r, size_t t, unsigned c) {
-  const bench_case_t *k = &targets[t].set->cases[c];
+/* The hapi case of operation @p op on target @p t, the reference for extra instructions. */
+static const ops_result_t *hapi_op(const ops_report_t *r, size_t t, unsigned op) {
   for (unsigned j = 0; j < OPS_NCASES; j++) {
     const bench_case_t *h = &targets[t].set->cases[j];
-    if (h->op == k->op && h->path == BENCH_PATH_HAPI) {
+    if (h->op == op && h->path == BENCH_PATH_HAPI) {
       return &r->res[t][j];
     }
   }
   return NULL;
+}
+
+static const ops_result_t *hapi_of(const ops_report_t *r, size_t t, unsigned c) {
+  return hapi_op(r, t, targets[t].set->cases[c].op);
 }
 
 static void json_machine(bench_jw_t *w, const void *rp) {
@@ -191,6 +209,21 @@ static void print_json(bench_jw_t *w, const void *rp) {
                    x->instr - h->instr);
       bench_jw_end(w);
     }
+  }
+  for (unsigned c = 0; c < BENCH_RIOT_NCASES; c++) {
+    const bench_case_t *k = &bench_riot_sim_cases[c];
+    const ops_result_t *x = &r->riot[c];
+    bench_jw_object(w, NULL);
+    bench_jw_str(w, "name", bench_op_name(k->op));
+    bench_jw_str(w, "api", api_name(k->path));
+    bench_jw_str(w, "instance", instance_name(k->path));
+    bench_jw_str(w, "driver", targets[OPS_SIM_TARGET].set->driver);
+    bench_jw_num(w, "ns", true, x->ns);
+    bench_jw_num(w, "tsc_ticks", m->tsc, x->ticks);
+    bench_jw_num(w, "instructions", r->have_instr, x->instr);
+    bench_jw_num(w, "extra_instructions", r->have_instr,
+                 x->instr - hapi_op(r, OPS_SIM_TARGET, k->op)->instr);
+    bench_jw_end(w);
   }
   bench_jw_end(w);
 }
@@ -250,10 +283,31 @@ static void print_table(FILE *f, const void *rp) {
       };
       bench_table_row(f, ops_cols, OPS_NCOLS, cells, OPS_NCOLS, NULL);
     }
+    for (unsigned c = 0; t == OPS_SIM_TARGET && c < BENCH_RIOT_NCASES; c++) {
+      const bench_case_t *k = &bench_riot_sim_cases[c];
+      const ops_result_t *x = &r->riot[c];
+      char extra[32] = "";
+      if (r->have_instr) {
+        snprintf(extra, sizeof extra, "%+.1f", x->instr - hapi_op(r, t, k->op)->instr);
+      }
+      const bench_cell_t cells[OPS_NCOLS] = {
+          BENCH_TEXT(bench_op_name(k->op)),
+          BENCH_TEXT(targets[t].set->driver),
+          BENCH_TEXT(api_name(k->path)),
+          BENCH_TEXT(instance_name(k->path)),
+          BENCH_NUM(x->ns),
+          BENCH_NUM_IF(m->tsc, x->ticks),
+          BENCH_NUM_IF(r->have_instr, x->instr),
+          BENCH_TEXT(extra),
+      };
+      bench_table_row(f, ops_cols, OPS_NCOLS, cells, OPS_NCOLS, NULL);
+    }
     if (t + 1u < OPS_NTARGETS) {
       fputc('\n', f);
     }
   }
+  fprintf(f, "\n  riot: RIOT's periph_timer API (utim/riot_timer.h) on the same SIM_TIMER16, by "
+             "device number: timer_read, timer_set_absolute, timer_clear\n");
   if (!r->have_instr) {
     return;
   }
@@ -308,8 +362,8 @@ static void count_instructions(const ops_opts_t *o, ops_report_t *r) {
     char iters_arg[32];
     snprintf(iters_arg, sizeof iters_arg, "%lu", r->cg_iters);
     char *args[] = {"ops", "--callgrind-child", "--iterations", iters_arg, NULL};
-    const char *names[2u + (OPS_NTARGETS * (size_t)OPS_NCASES)];
-    uint64_t incl[2u + (OPS_NTARGETS * (size_t)OPS_NCASES)];
+    const char *names[2u + (OPS_NTARGETS * (size_t)OPS_NCASES) + BENCH_RIOT_NCASES];
+    uint64_t incl[2u + (OPS_NTARGETS * (size_t)OPS_NCASES) + BENCH_RIOT_NCASES];
     size_t n = 0;
     names[n++] = "bench_loop_baseline";
     names[n++] = "bench_loop_port_lock";
@@ -317,6 +371,9 @@ static void count_instructions(const ops_opts_t *o, ops_report_t *r) {
       for (unsigned c = 0; c < OPS_NCASES; c++) {
         names[n++] = targets[t].set->cases[c].loop_name;
       }
+    }
+    for (unsigned c = 0; c < BENCH_RIOT_NCASES; c++) {
+      names[n++] = bench_riot_sim_cases[c].loop_name;
     }
     if (bench_callgrind(valgrind, args, "bench_loop_*", names, n, incl, err, sizeof err) != 0) {
       snprintf(r->cg_note, sizeof r->cg_note, "failed (%.250s): instruction columns empty", err);
@@ -339,6 +396,9 @@ static void count_instructions(const ops_opts_t *o, ops_report_t *r) {
           for (unsigned c = 0; c < OPS_NCASES; c++, i++) {
             r->res[t][c].instr = ((double)incl[i] - (double)incl[0]) / (double)r->cg_iters;
           }
+        }
+        for (unsigned c = 0; c < BENCH_RIOT_NCASES; c++, i++) {
+          r->riot[c].instr = ((double)incl[i] - (double)incl[0]) / (double)r->cg_iters;
         }
       }
     }
@@ -401,6 +461,20 @@ static int measure(const ops_opts_t *o, ops_report_t *r) {
       r->res[t][c].ns = per_call(bench_median_u64(d0, (unsigned)o->runs), base0, iters);
       r->res[t][c].ticks = per_call(bench_median_u64(d1, (unsigned)o->runs), base1, iters);
     }
+  }
+  for (unsigned c = 0; c < BENCH_RIOT_NCASES; c++) {
+    const bench_case_t *k = &bench_riot_sim_cases[c];
+    bench_progress("timing sim %s riot", bench_op_name(k->op));
+    if (riot_prepare() != 0) {
+      fprintf(stderr, BENCH_PROG ": ops: the RIOT shim cannot initialise SIM_TIMER16\n");
+      free(d0);
+      free(d1);
+      return 1;
+    }
+    k->loop(iters);
+    bench_time_runs(k->loop, iters, (unsigned)o->runs, bench_host_stamp, d0, d1);
+    r->riot[c].ns = per_call(bench_median_u64(d0, (unsigned)o->runs), base0, iters);
+    r->riot[c].ticks = per_call(bench_median_u64(d1, (unsigned)o->runs), base1, iters);
   }
   free(d0);
   free(d1);
