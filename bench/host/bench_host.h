@@ -15,6 +15,7 @@
 
 #include "bench_opts.h"
 #include "bench_output.h"
+#include "bench_riot.h"
 #include "utim_bench.h"
 
 /** @brief A subcommand: `utim-bench <name> ...`. */
@@ -177,9 +178,6 @@ int bench_callgrind_exe(const char *valgrind, const char *exe, char *const *args
  * @return 0, or -1 with @p err filled
  */
 int bench_helper_path(char *buf, size_t cap, char *err, size_t errcap);
-
-/** @brief RIOT periph_timer rows: read, set and clear through the shim. */
-#define BENCH_RIOT_NCASES 3u
 
 /**
  * @brief The `ops` rows of RIOT's periph_timer shim (utim/riot_timer.h) on

@@ -21,7 +21,7 @@
 #include "bench_host.h"
 #include "board_sim.h"
 #include "sim.h"
-#include "utim/riot_timer.h"
+#include "bench_riot.h"
 #include "utim_sim.h"
 
 static const utim_clock_desc_t sim_ct_clocks[2] = {
@@ -88,59 +88,5 @@ int bench_sim_setup(char *err, size_t errcap) {
   return 0;
 }
 
-/* ---- RIOT's periph_timer shim on the same timer (the board's instance) ---- */
-
-static tim_t riot_dev = TIMER_UNDEF;
-
-BENCH_NOINLINE static void bench_loop_sim_read_riot(uint32_t n) {
-  const tim_t dev = riot_dev;
-  uint64_t acc = 0;
-  for (uint32_t i = 0; i < n; i++) {
-    BENCH_BARRIER();
-    acc += timer_read(dev);
-  }
-  bench_sink = acc;
-}
-
-BENCH_NOINLINE static void bench_loop_sim_set_riot(uint32_t n) {
-  const tim_t dev = riot_dev;
-  const unsigned t = (unsigned)bench_ops_params.target;
-  const int ch = (int)bench_ops_params.channel;
-  int acc = 0;
-  for (uint32_t i = 0; i < n; i++) {
-    BENCH_BARRIER();
-    acc |= timer_set_absolute(dev, ch, t + (i & 0xffu));
-  }
-  bench_sink = (uint64_t)acc;
-}
-
-BENCH_NOINLINE static void bench_loop_sim_clear_riot(uint32_t n) {
-  const tim_t dev = riot_dev;
-  const int ch = (int)bench_ops_params.channel;
-  int acc = 0;
-  for (uint32_t i = 0; i < n; i++) {
-    BENCH_BARRIER();
-    acc |= timer_clear(dev, ch);
-  }
-  bench_sink = (uint64_t)acc;
-}
-
-const bench_case_t bench_riot_sim_cases[BENCH_RIOT_NCASES] = {
-    {"bench_loop_sim_read_riot", bench_loop_sim_read_riot, BENCH_OP_READ, BENCH_PATH_RIOT},
-    {"bench_loop_sim_set_riot", bench_loop_sim_set_riot, BENCH_OP_SET, BENCH_PATH_RIOT},
-    {"bench_loop_sim_clear_riot", bench_loop_sim_clear_riot, BENCH_OP_CLEAR, BENCH_PATH_RIOT},
-};
-
-static void riot_nop_cb(void *arg, int channel) {
-  (void)arg;
-  (void)channel;
-}
-
-int bench_riot_sim_prepare(uint32_t hz) {
-  for (unsigned i = 0; i < utim_count() && riot_dev == TIMER_UNDEF; i++) {
-    if (utim_by_index(i) == sim_rt) {
-      riot_dev = TIMER_DEV(i);
-    }
-  }
-  return riot_dev != TIMER_UNDEF ? timer_init(riot_dev, hz, riot_nop_cb, NULL) : -1;
-}
+/* RIOT's periph_timer shim on the same timer (the board's instance). */
+BENCH_RIOT_DEFINE(sim, sim_rt)

@@ -13,6 +13,7 @@
 
 #include <stdint.h>
 
+#include "bench_riot.h"
 #include "utim_bench.h"
 
 #ifdef __cplusplus
@@ -35,6 +36,13 @@ typedef struct bench_mcu_board {
    * again. Must be longer than any timed run.
    */
   uint32_t stopwatch_irq_every;
+  /**
+   * The RIOT periph_timer rows on the real driver's board instance
+   * (BENCH_RIOT_DEFINE(): BENCH_RIOT_NCASES cases), or NULL for none.
+   */
+  const bench_case_t *riot;
+  /** @brief Initialise that instance through the shim at @p hz (0, or -1). */
+  int (*riot_prepare)(uint32_t hz);
 } bench_mcu_board_t;
 
 /** @brief The board's description (bench/mcu/ops_<board>.c). */

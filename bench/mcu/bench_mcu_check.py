@@ -34,7 +34,7 @@ CROSS_CHECK = [
 BASELINE = "bench_loop_baseline"
 
 ROW_RE = re.compile(
-    r"^(read|write|set|clear) +(\S+) +(uapi|hapi) +(compile-time|run-time) +"
+    r"^(read|write|set|clear) +(\S+) +(uapi|hapi|riot) +(compile-time|run-time) +"
     r"(\d+\.\d|n/a|failed) *([+-]\d+\.\d|\(ref\)|n/a)?$"
 )
 HEADER_RE = re.compile(r"^op +driver +api +instance +instr/call +extra instr$")

@@ -88,6 +88,9 @@ typedef struct mcu_result {
 
 static mcu_target_t targets[MCU_NTARGETS];
 static mcu_result_t results[MCU_NTARGETS][MCU_NCASES];
+/* The RIOT periph_timer rows, on the board's real driver (target 1). */
+#define MCU_RIOT_TARGET 1u
+static mcu_result_t riot_results[BENCH_RIOT_NCASES];
 static mcu_result_t port_pair;
 static mcu_result_t baseline;
 static mcu_result_t calib;
@@ -309,13 +312,19 @@ typedef struct case_ref {
   unsigned c;
 } case_ref_t;
 
+/* Target @p t prepared for case @p k: its instances, and for a RIOT row the
+ * shim's timer_init() of the board's instance too. */
+static int prepare_for(const mcu_target_t *t, const bench_case_t *k) {
+  int rc = mcu_prepare(t);
+  if (rc == 0 && k->path == BENCH_PATH_RIOT) {
+    rc = bench_mcu_board.riot_prepare(t->hz);
+  }
+  return rc;
+}
+
 /* One case: every call returns 0 (untimed short run, then every timed
  * run), no compare matches inside a timed run, and the measurement. */
-static void test_case(void *arg) {
-  const case_ref_t *ref = arg;
-  const mcu_target_t *t = &targets[ref->t];
-  const bench_case_t *k = &t->set->cases[ref->c];
-  mcu_result_t *res = &results[ref->t][ref->c];
+static void measure_case(const mcu_target_t *t, const bench_case_t *k, mcu_result_t *res) {
   th_context("%s %s %s", t->set->driver, bench_op_name(k->op), bench_path_name(k->path));
   if (case_na(t, k)) {
     TH_SKIP("n/a: %s", t->no_channel_note);
@@ -323,7 +332,7 @@ static void test_case(void *arg) {
   if (!baseline.valid) {
     TH_SKIP("no stopwatch");
   }
-  if (!TH_EQ(mcu_prepare(t), 0)) {
+  if (!TH_EQ(prepare_for(t, k), 0)) {
     return;
   }
   bench_sink = 0u;
@@ -334,7 +343,7 @@ static void test_case(void *arg) {
   }
   uint64_t ticks = 0u;
   for (unsigned r = 0; r < MCU_RUNS; r++) {
-    if (!TH_EQ(mcu_prepare(t), 0)) {
+    if (!TH_EQ(prepare_for(t, k), 0)) {
       return;
     }
     bench_sink = 0u;
@@ -353,6 +362,16 @@ static void test_case(void *arg) {
   }
   res->milli = ticks_to_milli((int64_t)ticks - (int64_t)base_ticks, runs_calls());
   res->valid = sw_clean();
+}
+
+static void test_case(void *arg) {
+  const case_ref_t *ref = arg;
+  measure_case(&targets[ref->t], &targets[ref->t].set->cases[ref->c], &results[ref->t][ref->c]);
+}
+
+static void test_riot_case(void *arg) {
+  const unsigned c = *(const unsigned *)arg;
+  measure_case(&targets[MCU_RIOT_TARGET], &bench_mcu_board.riot[c], &riot_results[c]);
 }
 
 /* ---- output ----------------------------------------------------------------- */
@@ -388,33 +407,45 @@ static void fmt_milli(char *buf, unsigned cap, int64_t milli, unsigned decimals,
 }
 
 static const char *instance_name(unsigned path) {
-  return path == BENCH_PATH_UAPI_RT ? "run-time" : "compile-time";
+  return path == BENCH_PATH_UAPI_RT || path == BENCH_PATH_RIOT ? "run-time" : "compile-time";
 }
 
 static const char *api_name(unsigned path) {
-  return path == BENCH_PATH_HAPI ? "hapi" : "uapi";
+  return path == BENCH_PATH_HAPI ? "hapi" : path == BENCH_PATH_RIOT ? "riot" : "uapi";
 }
 
-/* The hAPI result of the same operation: the reference of extra instructions. */
-static const mcu_result_t *hapi_of(unsigned t, unsigned c) {
-  const bench_case_t *k = &targets[t].set->cases[c];
+/* The hAPI result of operation @p op on target @p t: the reference of extra instructions. */
+static const mcu_result_t *hapi_of(unsigned t, unsigned op) {
   for (unsigned j = 0; j < MCU_NCASES; j++) {
     const bench_case_t *h = &targets[t].set->cases[j];
-    if (h->op == k->op && h->path == BENCH_PATH_HAPI) {
+    if (h->op == op && h->path == BENCH_PATH_HAPI) {
       return &results[t][j];
     }
   }
   return NULL;
 }
 
-static bool extra_of(unsigned t, unsigned c, int64_t *out) {
-  const mcu_result_t *x = &results[t][c];
-  const mcu_result_t *h = hapi_of(t, c);
-  if (!x->valid || h == NULL || !h->valid || targets[t].set->cases[c].path == BENCH_PATH_HAPI) {
+static bool extra_of(unsigned t, const bench_case_t *k, const mcu_result_t *x, int64_t *out) {
+  const mcu_result_t *h = hapi_of(t, k->op);
+  if (!x->valid || h == NULL || !h->valid || k->path == BENCH_PATH_HAPI) {
     return false;
   }
   *out = x->milli - h->milli;
   return true;
+}
+
+/* The rows of target @p t: its cases, and the RIOT rows on the board's driver. */
+static unsigned nrows_of(unsigned t) {
+  return MCU_NCASES +
+         (t == MCU_RIOT_TARGET && bench_mcu_board.riot != NULL ? BENCH_RIOT_NCASES : 0u);
+}
+
+static const bench_case_t *case_of(unsigned t, unsigned i) {
+  return i < MCU_NCASES ? &targets[t].set->cases[i] : &bench_mcu_board.riot[i - MCU_NCASES];
+}
+
+static const mcu_result_t *result_of(unsigned t, unsigned i) {
+  return i < MCU_NCASES ? &results[t][i] : &riot_results[i - MCU_NCASES];
 }
 
 static void print_table(void) {
@@ -465,9 +496,9 @@ static void print_table(void) {
   put_col("extra instr", COL_EXTRA, true);
   th_printf("\n");
   for (unsigned t = 0; t < MCU_NTARGETS; t++) {
-    for (unsigned c = 0; c < MCU_NCASES; c++) {
-      const bench_case_t *k = &targets[t].set->cases[c];
-      const mcu_result_t *x = &results[t][c];
+    for (unsigned c = 0; c < nrows_of(t); c++) {
+      const bench_case_t *k = case_of(t, c);
+      const mcu_result_t *x = result_of(t, c);
       int64_t extra = 0;
       if (case_na(&targets[t], k)) {
         (void)th_snprintf(a, sizeof a, "n/a");
@@ -479,7 +510,7 @@ static void print_table(void) {
         fmt_milli(a, sizeof a, x->milli, 1u, false);
         if (k->path == BENCH_PATH_HAPI) {
           (void)th_snprintf(b, sizeof b, "(ref)");
-        } else if (extra_of(t, c, &extra)) {
+        } else if (extra_of(t, k, x, &extra)) {
           fmt_milli(b, sizeof b, extra, 1u, true);
         } else {
           b[0] = '\0';
@@ -496,6 +527,11 @@ static void print_table(void) {
     if (t + 1u < MCU_NTARGETS) {
       th_printf("\n");
     }
+  }
+  if (bench_mcu_board.riot != NULL) {
+    th_printf("  riot: RIOT's periph_timer API (utim/riot_timer.h) on the board's %s instance, "
+              "by device number: timer_read, timer_set_absolute, timer_clear\n",
+              targets[MCU_RIOT_TARGET].set->driver);
   }
   for (unsigned t = 0; t < MCU_NTARGETS; t++) {
     if (utim_channels(targets[t].set->ct) == 0u) {
@@ -557,15 +593,16 @@ static void print_json(void) {
   }
   th_printf("}},\"rows\":[");
   for (unsigned t = 0; t < MCU_NTARGETS; t++) {
-    for (unsigned c = 0; c < MCU_NCASES; c++) {
-      const bench_case_t *k = &targets[t].set->cases[c];
+    for (unsigned c = 0; c < nrows_of(t); c++) {
+      const bench_case_t *k = case_of(t, c);
+      const mcu_result_t *x = result_of(t, c);
       int64_t extra = 0;
-      bool has_extra = extra_of(t, c, &extra);
+      bool has_extra = extra_of(t, k, x, &extra);
       th_printf("%s{\"name\":\"%s\",\"api\":\"%s\",\"instance\":\"%s\",\"driver\":\"%s\","
                 "\"ns\":null,\"tsc_ticks\":null,\"instructions\":",
                 (t + c) != 0u ? "," : "", bench_op_name(k->op), api_name(k->path),
                 instance_name(k->path), targets[t].set->driver);
-      json_num(results[t][c].valid, results[t][c].milli);
+      json_num(x->valid, x->milli);
       th_printf(",\"extra_instructions\":");
       json_num(has_extra, extra);
       th_printf("}");
@@ -597,6 +634,14 @@ int main(void) {
                         bench_op_name(k->op), bench_path_name(k->path));
       th_run(name, test_case, &refs[t][c]);
     }
+  }
+  static unsigned riot_refs[BENCH_RIOT_NCASES];
+  for (unsigned c = 0; bench_mcu_board.riot != NULL && c < BENCH_RIOT_NCASES; c++) {
+    riot_refs[c] = c;
+    (void)th_snprintf(name, sizeof name, "%s %s riot: every call returns 0",
+                      targets[MCU_RIOT_TARGET].set->driver,
+                      bench_op_name(bench_mcu_board.riot[c].op));
+    th_run(name, test_riot_case, &riot_refs[c]);
   }
   th_printf("\n");
   print_table();

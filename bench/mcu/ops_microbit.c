@@ -49,6 +49,9 @@ static const utim_periph_t *volatile nrf_rt = &nrf_ct;
 
 BENCH_OPS_DEFINE(nrf51, "nrf51", &nrf_ct, utim_nrf51_timer_driver, nrf_rt);
 
+/* RIOT's periph_timer rows on the board's instance (nrf_rt after the set-up). */
+BENCH_RIOT_DEFINE(nrf51, nrf_rt)
+
 const bench_mcu_board_t bench_mcu_board = {
     .cpu = "Cortex-M0 (ARMv6-M)",
     .set = &bench_ops_nrf51,
@@ -58,6 +61,8 @@ const bench_mcu_board_t bench_mcu_board = {
     .stopwatch = "NRF51_CHAIN32",
     .stopwatch_hz = MICROBIT_HFCLK_HZ >> 3,
     .stopwatch_irq_every = 1u << 16, /* TIMER1's wrap, the carry */
+    .riot = bench_riot_nrf51_cases,
+    .riot_prepare = bench_riot_nrf51_prepare,
 };
 
 int bench_mcu_board_setup(char *err, unsigned cap) {

@@ -38,6 +38,9 @@ static const utim_periph_t *volatile cmsdk_rt = &cmsdk_ct;
 
 BENCH_OPS_DEFINE(cmsdk, "cmsdk", &cmsdk_ct, utim_cmsdk_timer_driver, cmsdk_rt);
 
+/* RIOT's periph_timer rows on the board's instance (read only: no channel). */
+BENCH_RIOT_DEFINE(cmsdk, cmsdk_rt)
+
 const bench_mcu_board_t bench_mcu_board = {
     .cpu = "Cortex-M3 (ARMv7-M)",
     .set = &bench_ops_cmsdk,
@@ -46,6 +49,8 @@ const bench_mcu_board_t bench_mcu_board = {
     .no_channel_note = "the CMSDK APB timer has no compare register (0 channels)",
     .stopwatch = "MPS2_TIMER1",
     .stopwatch_hz = MPS2_SYSCLK_HZ,
+    .riot = bench_riot_cmsdk_cases,
+    .riot_prepare = bench_riot_cmsdk_prepare,
 };
 
 int bench_mcu_board_setup(char *err, unsigned cap) {
