@@ -17,7 +17,7 @@
 #include "utim/utim.h"
 
 #define HZ 1000000u
-#define NS (1000000000u / HZ)
+#define NS ((uint64_t)(1000000000u / HZ))
 
 static unsigned g_calls[8];
 static unsigned g_order[32];
