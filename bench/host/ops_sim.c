@@ -19,9 +19,9 @@
 #include <string.h>
 
 #include "bench_host.h"
+#include "bench_riot.h"
 #include "board_sim.h"
 #include "sim.h"
-#include "bench_riot.h"
 #include "utim_sim.h"
 
 static const utim_clock_desc_t sim_ct_clocks[2] = {
