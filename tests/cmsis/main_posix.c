@@ -9,6 +9,8 @@
 #define _GNU_SOURCE // NOLINT(bugprone-reserved-identifier,cert-dcl37-c,cert-dcl51-cpp)
 #endif
 
+#include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -41,6 +43,9 @@ static void teardown(void) {
 int main(void) {
   native_board_init();
   th_set_putc(th_stdio_putc);
+  const struct sched_param sp = {.sched_priority = UTIM_OS2_POSIX_PRIORITY - 10};
+  const int fifo = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+  printf("# test thread: %s\n", fifo == 0 ? "SCHED_FIFO" : "SCHED_OTHER (SCHED_FIFO refused)");
   const os2_suite_env_t env = {"POSIX threads", TICK_HZ, setup, teardown, &g_tm};
   const int rc = os2_suite_run(&env);
   const utim_os2_posix_info_t i = utim_os2_posix_info();

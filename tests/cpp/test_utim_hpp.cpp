@@ -46,15 +46,16 @@ void test_clock() {
   const auto a = utim::clock::now();
   const auto b = utim::clock::now();
   CHECK(b >= a);
-  /* Elapsed time agrees with std::chrono::steady_clock over 20 ms. */
+  /* Elapsed time agrees with std::chrono::steady_clock over 20 ms: utim's
+   * interval read inside steady_clock's, so a preemption between the reads
+   * only makes steady_clock's longer; the rates may differ by ppm. */
   const auto s0 = std::chrono::steady_clock::now();
   const auto u0 = utim::clock::now();
   CHECK(utim::sleep_for(20ms) == 0);
   const auto u = utim::clock::now() - u0;
   const auto s = std::chrono::steady_clock::now() - s0;
   CHECK(u >= 20ms);
-  const auto diff = u > s ? u - s : s - u;
-  CHECK(diff < 2ms);
+  CHECK(u <= s + 50us);
 }
 
 void test_sleep() {
