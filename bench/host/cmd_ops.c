@@ -160,6 +160,19 @@ static const ops_result_t *hapi_of(const ops_report_t *r, size_t t, unsigned c) 
   return hapi_op(r, t, targets[t].set->cases[c].op);
 }
 
+/* The rows of target @p t: its cases, then (sim) the RIOT shim's. */
+static unsigned nrows_of(size_t t) {
+  return OPS_NCASES + (t == OPS_SIM_TARGET ? BENCH_RIOT_NCASES : 0u);
+}
+
+static const bench_case_t *case_at(size_t t, unsigned i) {
+  return i < OPS_NCASES ? &targets[t].set->cases[i] : &bench_riot_sim_cases[i - OPS_NCASES];
+}
+
+static const ops_result_t *result_at(const ops_report_t *r, size_t t, unsigned i) {
+  return i < OPS_NCASES ? &r->res[t][i] : &r->riot[i - OPS_NCASES];
+}
+
 static void json_machine(bench_jw_t *w, const void *rp) {
   const ops_report_t *r = rp;
   const bench_machine_t *m = r->m;
@@ -193,10 +206,10 @@ static void print_json(bench_jw_t *w, const void *rp) {
   const bench_machine_t *m = r->m;
   bench_jw_array(w, "rows");
   for (size_t t = 0; t < OPS_NTARGETS; t++) {
-    for (unsigned c = 0; c < OPS_NCASES; c++) {
-      const bench_case_t *k = &targets[t].set->cases[c];
-      const ops_result_t *x = &r->res[t][c];
-      const ops_result_t *h = hapi_of(r, t, c);
+    for (unsigned c = 0; c < nrows_of(t); c++) {
+      const bench_case_t *k = case_at(t, c);
+      const ops_result_t *x = result_at(r, t, c);
+      const ops_result_t *h = hapi_op(r, t, k->op);
       bench_jw_object(w, NULL);
       bench_jw_str(w, "name", bench_op_name(k->op));
       bench_jw_str(w, "api", api_name(k->path));
@@ -209,21 +222,6 @@ static void print_json(bench_jw_t *w, const void *rp) {
                    x->instr - h->instr);
       bench_jw_end(w);
     }
-  }
-  for (unsigned c = 0; c < BENCH_RIOT_NCASES; c++) {
-    const bench_case_t *k = &bench_riot_sim_cases[c];
-    const ops_result_t *x = &r->riot[c];
-    bench_jw_object(w, NULL);
-    bench_jw_str(w, "name", bench_op_name(k->op));
-    bench_jw_str(w, "api", api_name(k->path));
-    bench_jw_str(w, "instance", instance_name(k->path));
-    bench_jw_str(w, "driver", targets[OPS_SIM_TARGET].set->driver);
-    bench_jw_num(w, "ns", true, x->ns);
-    bench_jw_num(w, "tsc_ticks", m->tsc, x->ticks);
-    bench_jw_num(w, "instructions", r->have_instr, x->instr);
-    bench_jw_num(w, "extra_instructions", r->have_instr,
-                 x->instr - hapi_op(r, OPS_SIM_TARGET, k->op)->instr);
-    bench_jw_end(w);
   }
   bench_jw_end(w);
 }
@@ -259,10 +257,10 @@ static void print_table(FILE *f, const void *rp) {
   fprintf(f, "\n\n");
   bench_table_head(f, ops_cols, OPS_NCOLS);
   for (size_t t = 0; t < OPS_NTARGETS; t++) {
-    for (unsigned c = 0; c < OPS_NCASES; c++) {
-      const bench_case_t *k = &targets[t].set->cases[c];
-      const ops_result_t *x = &r->res[t][c];
-      const ops_result_t *h = hapi_of(r, t, c);
+    for (unsigned c = 0; c < nrows_of(t); c++) {
+      const bench_case_t *k = case_at(t, c);
+      const ops_result_t *x = result_at(r, t, c);
+      const ops_result_t *h = hapi_op(r, t, k->op);
       char extra[32] = "";
       if (r->have_instr) {
         if (k->path == BENCH_PATH_HAPI) {
@@ -270,25 +268,6 @@ static void print_table(FILE *f, const void *rp) {
         } else {
           snprintf(extra, sizeof extra, "%+.1f", x->instr - h->instr);
         }
-      }
-      const bench_cell_t cells[OPS_NCOLS] = {
-          BENCH_TEXT(bench_op_name(k->op)),
-          BENCH_TEXT(targets[t].set->driver),
-          BENCH_TEXT(api_name(k->path)),
-          BENCH_TEXT(instance_name(k->path)),
-          BENCH_NUM(x->ns),
-          BENCH_NUM_IF(m->tsc, x->ticks),
-          BENCH_NUM_IF(r->have_instr, x->instr),
-          BENCH_TEXT(extra),
-      };
-      bench_table_row(f, ops_cols, OPS_NCOLS, cells, OPS_NCOLS, NULL);
-    }
-    for (unsigned c = 0; t == OPS_SIM_TARGET && c < BENCH_RIOT_NCASES; c++) {
-      const bench_case_t *k = &bench_riot_sim_cases[c];
-      const ops_result_t *x = &r->riot[c];
-      char extra[32] = "";
-      if (r->have_instr) {
-        snprintf(extra, sizeof extra, "%+.1f", x->instr - hapi_op(r, t, k->op)->instr);
       }
       const bench_cell_t cells[OPS_NCOLS] = {
           BENCH_TEXT(bench_op_name(k->op)),
