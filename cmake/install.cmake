@@ -7,18 +7,20 @@
 #   <prefix>/lib/                   the static libraries
 #   <prefix>/lib/cmake/utim/        the package: find_package(utim CONFIG REQUIRED) gives
 #                                   utim::core, utim::tm, utim::cmsis, utim::cmsis_posix and
+#                                   utim::riot (RIOT's periph_timer API) and
 #                                   utim::native (the native board, core and drivers as one
 #                                   link group: what a Linux program links)
 #   <prefix>/lib/pkgconfig/utim.pc  the same for pkg-config (utim on the native board)
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-set(_utim_targets utim_core utim_tm utim_cmsis utim_cmsis_posix utim_native_hw
+set(_utim_targets utim_core utim_tm utim_cmsis utim_cmsis_posix utim_riot utim_native_hw
   utim_drv_native_counter utim_drv_native_alarm utim_board_native_lib utim_board_native)
 set_target_properties(utim_core PROPERTIES EXPORT_NAME core)
 set_target_properties(utim_tm PROPERTIES EXPORT_NAME tm)
 set_target_properties(utim_cmsis PROPERTIES EXPORT_NAME cmsis)
 set_target_properties(utim_cmsis_posix PROPERTIES EXPORT_NAME cmsis_posix)
+set_target_properties(utim_riot PROPERTIES EXPORT_NAME riot)
 set_target_properties(utim_native_hw PROPERTIES EXPORT_NAME native_hw)
 set_target_properties(utim_drv_native_counter PROPERTIES EXPORT_NAME drv_native_counter)
 set_target_properties(utim_drv_native_alarm PROPERTIES EXPORT_NAME drv_native_alarm)

@@ -2,10 +2,13 @@
 # script mode. Prints TAP lines and "N passed, N failed"; fails when a check fails.
 #
 #   cmake -DMODE=installed -DSRC=<utim> -DBIN=<utim build> -DWORK=<scratch> -DCC=<compiler>
-#         -P check.cmake
+#         -DCXX=<C++ compiler> -P check.cmake
 #     cmake --install BIN into WORK/prefix; examples/linux configured with
 #     find_package(utim) against that prefix, built and run; many_timeouts.c
-#     compiled once more with `cc $(pkg-config --cflags --libs utim)` and run.
+#     compiled once more with `cc $(pkg-config --cflags --libs utim)` and run; the
+#     README's CMake block (around an example) built and run, its C++ block compiled.
+#   cmake -DMODE=readme-firmware ... (as firmware, on microbit): the README's firmware block
+#     built as written and run under QEMU.
 #   cmake -DMODE=firmware -DSRC=<utim> -DWORK=<scratch> -DEXAMPLE=<dir> -DBOARD=<board>
 #         -DMACHINE=<qemu machine> -DQEMU=<qemu-system-arm> -DEXPECT=<regex> -P check.cmake
 #     examples/<dir> configured as its own project (utim by add_subdirectory), built,
@@ -15,6 +18,25 @@ include(${SRC}/bench/bench_tap.cmake)
 
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
+
+# readme_block(<tag> <var>): the fenced code block that follows the README's
+# "<!-- tested: <tag> ... -->" comment, as written.
+function(readme_block tag var)
+  file(READ "${SRC}/README.md" md)
+  string(FIND "${md}" "<!-- tested: ${tag}" at)
+  if(at LESS 0)
+    message(FATAL_ERROR "README.md has no block marked 'tested: ${tag}'")
+  endif()
+  string(SUBSTRING "${md}" ${at} -1 md)
+  string(FIND "${md}" "```" open)
+  string(SUBSTRING "${md}" ${open} -1 md)
+  string(FIND "${md}" "\n" eol)
+  math(EXPR eol "${eol} + 1")
+  string(SUBSTRING "${md}" ${eol} -1 md)
+  string(FIND "${md}" "```" close)
+  string(SUBSTRING "${md}" 0 ${close} block)
+  set(${var} "${block}" PARENT_SCOPE)
+endfunction()
 
 # run(<what> <command...>): runs it; sets rc and out (stdout + stderr).
 macro(run what)
@@ -53,6 +75,41 @@ if(MODE STREQUAL "installed")
   run("many_timeouts.c builds with cc and pkg-config's flags" ${CC} -std=c11 -Wall -Wextra
     -Werror "${SRC}/examples/linux/many_timeouts.c" ${flags} -o "${WORK}/many_timeouts_pc")
   run("... and runs" "${WORK}/many_timeouts_pc" 500)
+  # The README's snippets, as written: its CMake block around an example's
+  # source (app.c), and its C++ block in a function that gives it `tm` and
+  # `ticks`, against the installed headers.
+  readme_block(linux-cmake cm)
+  file(WRITE "${WORK}/readme/CMakeLists.txt"
+    "cmake_minimum_required(VERSION 3.25)\nproject(app C)\n${cm}")
+  configure_file("${SRC}/examples/linux/many_timeouts.c" "${WORK}/readme/app.c" COPYONLY)
+  run("the README's CMake block configures" ${CMAKE_COMMAND} -S "${WORK}/readme"
+    -B "${WORK}/readme/build" -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_C_COMPILER=${CC})
+  run("... builds" ${CMAKE_COMMAND} --build "${WORK}/readme/build")
+  run("... and its program runs" "${WORK}/readme/build/app" 200)
+  readme_block(cpp cpp)
+  file(WRITE "${WORK}/readme/snippet.cpp" "#include \"utim/utim.hpp\"\n"
+    "void readme_snippet(utim_tm_t &tm, int &ticks);\n"
+    "void readme_snippet(utim_tm_t &tm, int &ticks) {\n${cpp}}\n")
+  run("the README's C++ block compiles (g++ -std=c++17, installed headers)" ${CXX} -std=c++17
+    -Wall -Wextra -Werror -fsyntax-only -I${prefix}/include "${WORK}/readme/snippet.cpp")
+elseif(MODE STREQUAL "readme-firmware")
+  # The README's firmware block, as written (its placeholder path replaced by
+  # utim's tree), around the micro:bit example's source as main.c.
+  readme_block(firmware-cmake cm)
+  string(REPLACE "path/to/utim" "${SRC}" cm "${cm}")
+  file(WRITE "${WORK}/app/CMakeLists.txt" "${cm}")
+  configure_file("${SRC}/examples/microbit_blink/blink.c" "${WORK}/app/main.c" COPYONLY)
+  run("the README's firmware block configures" ${CMAKE_COMMAND} -S "${WORK}/app"
+    -B "${WORK}/app/build" -G Ninja)
+  run("... builds" ${CMAKE_COMMAND} --build "${WORK}/app/build")
+  run("... and runs under QEMU" timeout 60 ${QEMU} -M ${MACHINE} -nographic -monitor none
+    -semihosting-config enable=on,target=native -icount shift=0,align=off,sleep=off
+    -kernel "${WORK}/app/build/app.elf")
+  set(ok OFF)
+  if(out MATCHES "${EXPECT}")
+    set(ok ON)
+  endif()
+  check(ok "its output matches '${EXPECT}'")
 elseif(MODE STREQUAL "firmware")
   run("examples/${EXAMPLE} configures (utim by add_subdirectory, board ${BOARD})"
     ${CMAKE_COMMAND} -S "${SRC}/examples/${EXAMPLE}" -B "${WORK}/build" -G Ninja
