@@ -522,6 +522,52 @@ def htm_section(rep):
     rep.section("htm", "Hardware time manager: FPGA cost (paper Fig. 5)", body)
 
 
+def cmsis_section(rep):
+    """The CMSIS-RTOS2 layer's adaptation overhead and its Rhealstone-style rows."""
+    title = "CMSIS-RTOS2 time services: adaptation overhead (CMSIS-RTOS evaluation paper)"
+    host = rep.load("cmsis")
+    boards = [(os.path.basename(p)[6:-5], rep.load(os.path.basename(p)[:-5]))
+              for p in sorted(glob.glob(os.path.join(rep.results, "cmsis_*.json")))]
+    if not host and not boards:
+        rep.not_run("cmsis", title, "cmsis.json")
+        return
+    names = ["timer_start", "timer_stop", "delay_setup", "callback_dispatch"]
+    columns = []
+    if host and host.get("instructions"):
+        columns.append(("host (sim, callgrind)",
+                        {r["name"]: r["extra"] for r in host["instructions"]}))
+    for board, doc in boards:
+        columns.append((f"{board} (-icount)", {r["name"]: r.get("extra") for r in doc["rows"]}))
+    fig, ax = plt.subplots(figsize=(9, 3.6))
+    width = 0.8 / max(len(columns), 1)
+    for k, (label, extra) in enumerate(columns):
+        vals = [extra.get(n) if extra.get(n) is not None else float("nan") for n in names]
+        ax.bar([i + width * (k - (len(columns) - 1) / 2) for i in range(len(names))], vals,
+               width=width, label=label)
+    ax.set_xticks(range(len(names)), names)
+    ax.set_ylabel("extra instructions / call")
+    ax.axhline(0, color="black", linewidth=0.6)
+    ax.legend(fontsize=8)
+    body = rep.figure(fig, "cmsis_overhead", "Instructions the CMSIS-RTOS2 layer adds over the "
+                      "time manager called directly, per call (osTimerStart vs utim_tm_start, "
+                      "osTimerStop vs utim_tm_stop, osDelay's set-up vs utim_tm_start_at) and "
+                      "per expiry (the callback's dispatch through the timer context): "
+                      "utim-bench cmsis on the host, bench_cmsis_<board> under QEMU.")
+    rows = []
+    for label, extra in columns:
+        rows += [(label, n, extra.get(n)) for n in names]
+    body += table(["where", "operation", "extra instr."], rows)
+    if host and host.get("rows"):
+        body += table(["row", "path", "n", "median ns", "mean ns", "p99 ns", "lost/early"],
+                      [(r["name"], r["path"], r["n"], r.get("median"), r.get("mean"),
+                        r.get("p99"), r["lost"]) for r in host["rows"]],
+                      lambda row: "sic" if row[-1] else None)
+        body += (f"<p>Combined over callback latency, task activation and delay lateness (sum "
+                 f"of CMSIS means / sum of native means - 1, these rows only): "
+                 f"{fmt(host.get('combined_overhead_percent'), 2)} %.</p>")
+    rep.section("cmsis", title, body)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--results", default="results", help="directory of the JSON files "
@@ -539,7 +585,7 @@ def main():
     out = args.out or os.path.join(args.results, "report.html")
     rep = Report(args.results, out)
     for fn in (ops_section, timeout_section, clock_section, sleep_section, stress_section,
-               tm_section, htm_section):
+               tm_section, htm_section, cmsis_section):
         fn(rep)
     rep.write()
     print(f"report.py: {out} ({len(rep.figures)} figures"
