@@ -238,15 +238,7 @@ static void os2_cb(void *arg) {
 }
 
 static int wait_done(void) {
-  struct timespec dl;
-  (void)clock_gettime(CLOCK_REALTIME, &dl);
-  dl.tv_sec += CM_LOST_NS / 1000000000;
-  while (sem_timedwait(&g.done, &dl) != 0) {
-    if (errno != EINTR) {
-      return -1;
-    }
-  }
-  return 0;
+  return bench_sem_wait_ns(&g.done, CM_LOST_NS);
 }
 
 static uint64_t rnd(uint64_t *s) {
@@ -299,7 +291,6 @@ static void run_native(const cm_opts_t *o, cm_report_t *r, samples_t *s, uint64_
 /* osTimers: callback latency and activation through the CMSIS layer; the
  * expiry as the manager has it (utim_os2_timer_expiry()). */
 static void run_cmsis_timer(const cm_opts_t *o, cm_report_t *r, samples_t *s, uint64_t *seed) {
-  /* r->hz: the manager's; the expiry comes from the manager itself. */
   osTimerId_t id = osTimerNew(os2_cb, osTimerOnce, NULL, NULL);
   if (id == NULL) {
     r->lost[R_CB_CMSIS] = o->samples;

@@ -8,6 +8,7 @@
 #ifndef UTIM_BENCH_TIMEOUT_H
 #define UTIM_BENCH_TIMEOUT_H
 
+#include <semaphore.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -96,6 +97,13 @@ void bench_to_note(bench_to_report_t *r, const char *fmt, ...)
  *         when the alarm cannot be set up at all
  */
 int bench_to_alarm(bench_to_report_t *r);
+
+/**
+ * @brief Wait on @p s for at most @p timeout_ns (sem_timedwait(), EINTR
+ *        retried): a callback's post, or its loss.
+ * @return 0, or the errno that ended the wait (ETIMEDOUT)
+ */
+int bench_sem_wait_ns(sem_t *s, int64_t timeout_ns);
 
 /**
  * @brief The phase of a CLOCK_MONOTONIC-driven counter @p p of tick

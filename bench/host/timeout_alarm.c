@@ -77,13 +77,13 @@ int bench_to_find_phase(const utim_periph_t *p, int64_t tick, int64_t *phase, in
   return 0;
 }
 
-static int wait_callback(bench_to_ctx_t *c, int64_t timeout_ns) {
+int bench_sem_wait_ns(sem_t *s, int64_t timeout_ns) {
   struct timespec dl;
   (void)clock_gettime(CLOCK_REALTIME, &dl);
   int64_t ns = (int64_t)dl.tv_nsec + timeout_ns;
   dl.tv_sec += (time_t)(ns / 1000000000);
   dl.tv_nsec = (long)(ns % 1000000000);
-  while (sem_timedwait(&c->done, &dl) != 0) {
+  while (sem_timedwait(s, &dl) != 0) {
     if (errno != EINTR) {
       return errno;
     }
@@ -108,7 +108,7 @@ static int alarm_once(const bench_to_report_t *r, const utim_periph_t *p, bench_
     }
     break;
   }
-  int e = wait_callback(c, (int64_t)ticks * r->tick_ns + TO_LOST_NS);
+  int e = bench_sem_wait_ns(&c->done, (int64_t)ticks * r->tick_ns + TO_LOST_NS);
   if (e != 0) {
     return e;
   }

@@ -319,15 +319,6 @@ static void t_dispatch(void *arg) {
   (void)utim_stop(k.p);
 }
 
-/* "12.34" from a value x 100. */
-static const char *fmt100(char *buf, unsigned cap, int64_t v) {
-  const bool neg = v < 0;
-  const uint64_t a = (uint64_t)(neg ? -v : v);
-  (void)th_snprintf(buf, cap, "%s%llu.%02llu", neg ? "-" : "", (unsigned long long)(a / 100u),
-                    (unsigned long long)(a % 100u));
-  return buf;
-}
-
 /* One row: @p first left-aligned in -@p w columns, then three right-aligned
  * in 13 (the harness's printf pads numbers only). */
 static const char *pad(char *buf, unsigned cap, const char *first, int w, const char *x,
@@ -378,15 +369,16 @@ int main(void) {
   char line[96];
   th_note("%s", pad(line, sizeof line, "operation", -18, "CMSIS instr", "direct instr", "extra"));
   for (unsigned i = 0; i < C_DISPATCH; i++) {
-    th_note("%s", pad(line, sizeof line, c_name[i], -18, fmt100(a, sizeof a, (int64_t)res[i][0]),
-                      fmt100(b, sizeof b, (int64_t)res[i][1]),
-                      fmt100(c, sizeof c, (int64_t)res[i][0] - (int64_t)res[i][1])));
+    th_note("%s",
+            pad(line, sizeof line, c_name[i], -18, th_fixed(a, sizeof a, (int64_t)res[i][0], 2u),
+                th_fixed(b, sizeof b, (int64_t)res[i][1], 2u),
+                th_fixed(c, sizeof c, (int64_t)res[i][0] - (int64_t)res[i][1], 2u)));
   }
   th_note("calls: per call, the empty call subtracted; direct: utim_tm_start, utim_tm_stop, "
           "utim_tm_start_at(now + 100 ticks)");
-  th_note("%s",
-          pad(line, sizeof line, c_name[C_DISPATCH], -18, "", "",
-              fmt100(c, sizeof c, (int64_t)res[C_DISPATCH][0] - (int64_t)res[C_DISPATCH][1])));
+  th_note("%s", pad(line, sizeof line, c_name[C_DISPATCH], -18, "", "",
+                    th_fixed(c, sizeof c, (int64_t)res[C_DISPATCH][0] - (int64_t)res[C_DISPATCH][1],
+                             2u)));
   th_note("dispatch: expiry -> callback through the layer (on_expiry, PendSV after the manager's "
           "interrupt has finished, utim_os2_run_deferred) less the same from a manager timer's "
           "callback, mean of %u each; only the difference is shown (both include the same "
@@ -396,12 +388,12 @@ int main(void) {
             utim_board.name, UTIM_QEMU_ICOUNT_SHIFT);
   for (unsigned i = 0; i < C_DISPATCH; i++) {
     th_printf("%s{\"name\":\"%s\",\"cmsis\":%s,", i != 0u ? "," : "", c_name[i],
-              fmt100(a, sizeof a, (int64_t)res[i][0]));
-    th_printf("\"direct\":%s,", fmt100(b, sizeof b, (int64_t)res[i][1]));
-    th_printf("\"extra\":%s}", fmt100(c, sizeof c, (int64_t)res[i][0] - (int64_t)res[i][1]));
+              th_fixed(a, sizeof a, (int64_t)res[i][0], 2u));
+    th_printf("\"direct\":%s,", th_fixed(b, sizeof b, (int64_t)res[i][1], 2u));
+    th_printf("\"extra\":%s}", th_fixed(c, sizeof c, (int64_t)res[i][0] - (int64_t)res[i][1], 2u));
   }
   th_printf(",{\"name\":\"%s\",\"cmsis\":null,\"direct\":null,\"extra\":%s}]}\n",
             c_name[C_DISPATCH],
-            fmt100(c, sizeof c, (int64_t)res[C_DISPATCH][0] - (int64_t)res[C_DISPATCH][1]));
+            th_fixed(c, sizeof c, (int64_t)res[C_DISPATCH][0] - (int64_t)res[C_DISPATCH][1], 2u));
   return th_finish();
 }

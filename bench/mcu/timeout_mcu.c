@@ -267,15 +267,6 @@ static summary_t summarize(cell_t *c) {
   return s;
 }
 
-/* "-12.345" from x1000 fixed point. */
-static const char *milli(char *buf, unsigned cap, int64_t v) {
-  const bool neg = v < 0;
-  const uint64_t a = (uint64_t)(neg ? -v : v);
-  (void)th_snprintf(buf, cap, "%s%llu.%03llu", neg ? "-" : "", (unsigned long long)(a / 1000u),
-                    (unsigned long long)(a % 1000u));
-  return buf;
-}
-
 static void report(void) {
   static summary_t sum[NPATH][NFREQ][NSIZE];
   char a[24];
@@ -301,8 +292,8 @@ static void report(void) {
         }
         th_printf("%-4s %9lu %11lu %8lu %10s %10s %10s %10s\n", path_name[p],
                   (unsigned long)freqs[f], (unsigned long)sizes_us[s], (unsigned long)cl->ticks,
-                  milli(a, sizeof a, m->mean), milli(b, sizeof b, m->stddev),
-                  milli(c, sizeof c, m->min), milli(d, sizeof d, m->max));
+                  th_fixed(a, sizeof a, m->mean, 3u), th_fixed(b, sizeof b, m->stddev, 3u),
+                  th_fixed(c, sizeof c, m->min, 3u), th_fixed(d, sizeof d, m->max, 3u));
       }
     }
   }
@@ -310,8 +301,9 @@ static void report(void) {
   const summary_t *h = &sum[1][1][2];
   th_printf("Table 1 (1 ms at 1 MHz): uAPI L_tout %s J_tout %s, hAPI L_tout %s J_tout %s, "
             "the uAPI's cost on latency %s instructions\n",
-            milli(a, sizeof a, u->mean), milli(b, sizeof b, u->stddev), milli(c, sizeof c, h->mean),
-            milli(d, sizeof d, h->stddev), milli(e, sizeof e, u->mean - h->mean));
+            th_fixed(a, sizeof a, u->mean, 3u), th_fixed(b, sizeof b, u->stddev, 3u),
+            th_fixed(c, sizeof c, h->mean, 3u), th_fixed(d, sizeof d, h->stddev, 3u),
+            th_fixed(e, sizeof e, u->mean - h->mean, 3u));
   th_printf("{\"benchmark\":\"timeout\",\"machine\":{\"board\":\"%s\",\"qemu\":true,"
             "\"icount_shift\":%d,\"stopwatch\":\"TIMER2 at 8 MHz\"},\"instance\":\"%s\","
             "\"matrix\":[",
@@ -328,9 +320,9 @@ static void report(void) {
                   (unsigned long)sizes_us[s], (unsigned long)cl->ticks, cl->n, cl->early);
         if (cl->n != 0u) {
           th_printf(",\"mean\":%s,\"stddev\":%s,\"median\":%s,\"min\":%s,\"max\":%s}",
-                    milli(a, sizeof a, m->mean), milli(b, sizeof b, m->stddev),
-                    milli(c, sizeof c, m->median), milli(d, sizeof d, m->min),
-                    milli(e, sizeof e, m->max));
+                    th_fixed(a, sizeof a, m->mean, 3u), th_fixed(b, sizeof b, m->stddev, 3u),
+                    th_fixed(c, sizeof c, m->median, 3u), th_fixed(d, sizeof d, m->min, 3u),
+                    th_fixed(e, sizeof e, m->max, 3u));
         } else {
           th_printf(",\"mean\":null,\"stddev\":null,\"median\":null,\"min\":null,\"max\":null}");
         }

@@ -285,6 +285,28 @@ unsigned th_snprintf(char *buf, unsigned cap, const char *fmt, ...) {
   return n;
 }
 
+const char *th_fixed(char *buf, unsigned cap, int64_t v, unsigned decimals) {
+  unsigned d = 0;
+  uint64_t scale = 1u;
+  while (d < decimals && d < 9u) {
+    scale *= 10u;
+    d++;
+  }
+  const bool neg = v < 0;
+  const uint64_t a = neg ? 0u - (uint64_t)v : (uint64_t)v;
+  /* The fraction's digits, leading zeros included (this printf has no '*'). */
+  char frac[10];
+  uint64_t f = a % scale;
+  for (unsigned i = d; i > 0u; i--) {
+    frac[i - 1u] = (char)('0' + f % 10u);
+    f /= 10u;
+  }
+  frac[d] = '\0';
+  (void)th_snprintf(buf, cap, "%s%llu%s%s", neg ? "-" : "", (unsigned long long)(a / scale),
+                    d > 0u ? "." : "", frac);
+  return buf;
+}
+
 void th_note(const char *fmt, ...) {
   va_list ap;
   th_printf("# ");

@@ -84,6 +84,15 @@ void th_vprintf(const char *fmt, va_list ap);
  */
 unsigned th_snprintf(char *buf, unsigned cap, const char *fmt, ...) TH_PRINTF(3, 4);
 
+/**
+ * @brief A fixed-point value into @p buf: @p v / 10^@p decimals with
+ *        @p decimals digits after the point ("-12.345" for v = -12345, 3),
+ *        for firmware that prints fractions without floating point.
+ * @param decimals 0 to 9
+ * @return @p buf
+ */
+const char *th_fixed(char *buf, unsigned cap, int64_t v, unsigned decimals);
+
 /** @brief Print a TAP diagnostic line "# ..." (a newline is added). */
 void th_note(const char *fmt, ...) TH_PRINTF(1, 2);
 
