@@ -33,6 +33,17 @@ void check(bool ok, const char *what, int line) {
 
 using namespace std::chrono_literals;
 
+/* Waits (up to 2 s, in 1 ms sleeps) until @p done() holds: a callback due
+ * at a time runs when the timer thread gets the CPU, which on a loaded
+ * machine may be well after it. Returns done(). */
+template <class F> bool wait_until(F done) {
+  const auto end = std::chrono::steady_clock::now() + 2s;
+  while (!done() && std::chrono::steady_clock::now() < end) {
+    (void)utim::sleep_for(1ms);
+  }
+  return done();
+}
+
 /* The Clock requirements (C++17 has no is_clock_v: spelled out). */
 static_assert(std::is_same_v<utim::clock::rep, utim::clock::duration::rep>);
 static_assert(std::is_same_v<utim::clock::period, utim::clock::duration::period>);
@@ -116,7 +127,8 @@ void test_instance_ops() {
   g_calls = 0;
   CHECK(t.on_compare(on_compare, nullptr) == 0);
   CHECK(t.set_in(0u, 2ms) == 0);
-  (void)utim::sleep_for(10ms);
+  CHECK(wait_until([] { return g_calls >= 1; }));
+  (void)utim::sleep_for(5ms);
   CHECK(g_calls == 1);
   (void)t.on_compare(nullptr, nullptr);
 }
@@ -134,16 +146,21 @@ void test_tm_timer() {
   std::atomic<int> n{0};
   {
     utim::tm_timer t(tm, [&n] { n++; }); /* the callable's type deduced */
-    CHECK(t.start(3ms) == 0);
+    /* pending() checked on a setting far enough ahead that no scheduling
+     * delay (a loaded CI machine) lets it expire first; the restart then
+     * replaces it. */
+    CHECK(t.start(1s) == 0);
     CHECK(t.pending());
-    (void)utim::sleep_for(15ms);
+    CHECK(t.start(3ms) == 0);
+    CHECK(wait_until([&n] { return n >= 1; }));
+    (void)utim::sleep_for(5ms);
     CHECK(n == 1);
     CHECK(!t.pending());
     CHECK(t.start(1ms, 2ms) == 0); /* periodic */
-    (void)utim::sleep_for(9ms);
+    CHECK(wait_until([&n] { return n >= 3; }));
     CHECK(t.stop() == 0);
     const int k = n;
-    CHECK(k >= 2);
+    CHECK(k >= 3);
     (void)utim::sleep_for(6ms);
     CHECK(n == k); /* nothing after the stop */
   }
