@@ -1,5 +1,7 @@
 # Run a real-time test up to TRIES times until it passes:
-#   cmake -DCMD=<program> [-DTRIES=3] [-DFAIL_NOW_RC=66] -P cmake/retry.cmake
+#   cmake -DCMD=<program> [-DTRIES=3] [-DFAIL_NOW_RC=66] [-DRUNNER=<wrapper>] -P cmake/retry.cmake
+# RUNNER, when set, starts the program (UTIM_TARGET_RUNNER: the emulator of a
+# hosted cross build).
 # Used only for tests that run in real time on the host (the native board):
 # a shared or virtual machine can stall the interrupt thread for milliseconds,
 # which fails a latency bound once; a real defect fails every attempt. Every
@@ -14,7 +16,7 @@ if(NOT DEFINED TRIES)
   set(TRIES 3)
 endif()
 foreach(i RANGE 1 ${TRIES})
-  execute_process(COMMAND ${CMD} RESULT_VARIABLE rc)
+  execute_process(COMMAND ${RUNNER} ${CMD} RESULT_VARIABLE rc)
   if(rc EQUAL 0)
     if(i GREATER 1)
       message("# passed on attempt ${i} of ${TRIES}")

@@ -34,6 +34,10 @@ UTIM_DEPS=(
   "yosys:yosys"
   "python3-matplotlib:-"
   "doxygen:doxygen"
+  "gcc-aarch64-linux-gnu:aarch64-linux-gnu-gcc"
+  "g++-aarch64-linux-gnu:aarch64-linux-gnu-g++"
+  "libc6-dev-arm64-cross:-"
+  "qemu-user:qemu-aarch64"
 )
 
 # Print the packages of UTIM_DEPS that are not installed, one a line.

@@ -139,14 +139,19 @@ void native_cs_compose_reason(utim_cs_report_t *r) {
   put_s(&b, c->why);
   if (r->chosen == native_cs.counter) {
     put_s(&b, "; ");
-    if ((c->flags & UTIM_CS_F_INVARIANT) != 0u) {
-      put_s(&b, "invariant bit, ");
-    }
-    if ((c->flags & UTIM_CS_F_CONSTANT) != 0u) {
-      put_s(&b, "constant_tsc, ");
-    }
-    if ((c->flags & UTIM_CS_F_NONSTOP) != 0u) {
-      put_s(&b, "nonstop_tsc, ");
+    if (r->chosen == UTIM_CS_CNTVCT) {
+      /* No flags to read: the architecture defines the generic timer so. */
+      put_s(&b, "architecturally constant-rate and always on, ");
+    } else {
+      if ((c->flags & UTIM_CS_F_INVARIANT) != 0u) {
+        put_s(&b, "invariant bit, ");
+      }
+      if ((c->flags & UTIM_CS_F_CONSTANT) != 0u) {
+        put_s(&b, "constant_tsc, ");
+      }
+      if ((c->flags & UTIM_CS_F_NONSTOP) != 0u) {
+        put_s(&b, "nonstop_tsc, ");
+      }
     }
     put_s(&b, "kernel clocksource ");
     put_s(&b, r->kernel_cs[0] != '\0' ? r->kernel_cs : "unknown");

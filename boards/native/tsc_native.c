@@ -78,7 +78,9 @@ native_cpu_sample_t native_cpu_sample(unsigned tries) {
 
 /* ---- flags ----------------------------------------------------------------------- */
 
-/* Whether the "flags" line of the first CPU in /proc/cpuinfo lists @p flag.
+#if defined(__x86_64__)
+/* Whether the "flags" line of the first CPU in /proc/cpuinfo lists @p flag
+ * (x86 only: aarch64's cpuinfo has "Features", and its counter needs no flag).
  * Plain read(): the board does without stdio. */
 static bool cpuinfo_flag(const char *flag) {
   static char buf[16384];
@@ -111,7 +113,6 @@ static bool cpuinfo_flag(const char *flag) {
   return false;
 }
 
-#if defined(__x86_64__)
 /* The frequency the hypervisor or CPUID states, with its source, or 0 (see
  * the file comment for the order). */
 static uint64_t stated_hz(bool hypervisor, native_tsc_source_t *src) {
