@@ -18,13 +18,27 @@
 set(UTIM_BOARD "" CACHE STRING "Board of the cross build (a folder of boards/)")
 if(NOT UTIM_BOARD OR NOT EXISTS ${utim_SOURCE_DIR}/boards/${UTIM_BOARD}/board.cmake)
   message(FATAL_ERROR "cross build: set UTIM_BOARD to a folder of boards/ with a board.cmake "
-    "(mps2-an385, microbit, netduinoplus2), e.g. cmake --preset mps2-an385")
+    "(mps2-an385, microbit, netduinoplus2, riscv-virt), e.g. cmake --preset mps2-an385")
 endif()
 include(${utim_SOURCE_DIR}/boards/${UTIM_BOARD}/board.cmake)
 if(NOT UTIM_CPU STREQUAL UTIM_BOARD_CPU)
   message(FATAL_ERROR "UTIM_CPU=${UTIM_CPU} but board ${UTIM_BOARD} is a ${UTIM_BOARD_CPU}")
 endif()
-if(NOT UTIM_BOARD_NUM_IRQ MATCHES "^[1-9][0-9]*$")
+# The shared code of the board's architecture (boards/<arch>): cortexm unless
+# the board says otherwise; it must match the toolchain's.
+if(NOT DEFINED UTIM_BOARD_ARCH)
+  set(UTIM_BOARD_ARCH cortexm)
+endif()
+if(UTIM_BOARD_ARCH STREQUAL "riscv")
+  set(_tc_arch riscv)
+else()
+  set(_tc_arch arm)
+endif()
+if(NOT CMAKE_SYSTEM_PROCESSOR STREQUAL _tc_arch)
+  message(FATAL_ERROR "board ${UTIM_BOARD} is ${UTIM_BOARD_ARCH}, but the toolchain builds for "
+    "${CMAKE_SYSTEM_PROCESSOR}: use its preset (cmake --preset ${UTIM_BOARD})")
+endif()
+if(UTIM_BOARD_ARCH STREQUAL "cortexm" AND NOT UTIM_BOARD_NUM_IRQ MATCHES "^[1-9][0-9]*$")
   message(FATAL_ERROR "boards/${UTIM_BOARD}/board.cmake: set UTIM_BOARD_NUM_IRQ to the number of "
     "external interrupt lines of the vector table (e.g. 32)")
 endif()
@@ -34,10 +48,14 @@ set(UTIM_BOARD_C ${utim_SOURCE_DIR}/boards/${UTIM_BOARD}/board.c CACHE FILEPATH
 set(UTIM_QEMU_ICOUNT_SHIFT 0 CACHE STRING
   "qemu -icount shift: one instruction is 2^N ns of virtual time (firmware and runner agree)")
 set(UTIM_QEMU_TIMEOUT 150 CACHE STRING "Wall-clock limit of one QEMU run, seconds")
-find_program(UTIM_QEMU_SYSTEM_ARM qemu-system-arm)
+# The emulator of the board (qemu-system-arm unless its board.cmake names another).
+if(NOT DEFINED UTIM_BOARD_QEMU)
+  set(UTIM_BOARD_QEMU qemu-system-arm)
+endif()
+find_program(UTIM_QEMU_SYSTEM ${UTIM_BOARD_QEMU})
 
 # The drivers (utim_drv_<driver>) are defined in drivers/, the board
-# (utim_board_<board>) in boards/cortexm/: each target in one place.
+# (utim_board_<board>) in boards/<arch>/: each target in one place.
 set(_board_lib utim_board_${UTIM_BOARD})
 set(UTIM_BOARD_DRIVER_TARGETS)
 foreach(drv IN LISTS UTIM_BOARD_DRIVERS)
@@ -69,7 +87,7 @@ endfunction()
 function(utim_add_qemu_test name fw timeout)
   cmake_parse_arguments(PARSE_ARGV 3 arg "" "REPEAT_OF" "")
   set(log ${utim_BINARY_DIR}/logs/${name}.log)
-  set(cmd bash ${utim_SOURCE_DIR}/tools/qemu-run.sh --qemu "${UTIM_QEMU_SYSTEM_ARM}"
+  set(cmd bash ${utim_SOURCE_DIR}/tools/qemu-run.sh --qemu "${UTIM_QEMU_SYSTEM}"
     --machine ${UTIM_BOARD_QEMU_MACHINE} --shift ${UTIM_QEMU_ICOUNT_SHIFT}
     --timeout ${timeout} --log ${log})
   foreach(a IN LISTS UTIM_BOARD_QEMU_ARGS)

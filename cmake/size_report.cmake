@@ -1,7 +1,7 @@
 # Size report of a Cortex-M board, run by ctest as `cmake -P` (test size_<board>,
 # defined in cmake/cross.cmake).
 #
-#   -DSIZE=arm-none-eabi-size  -DNM=arm-none-eabi-nm  -DBOARD=...  -DCPU=...
+#   -DSIZE=<toolchain>-size  -DNM=<toolchain>-nm  -DBOARD=...  -DCPU=...
 #   -DLIBS=<core archive>,<driver archive>,...   (comma-separated)
 #   -DMAP=<firmware>.map  -DELF=<firmware>  -DPROBE=<cm4_sizes.c object>
 #   -DOUT=<report file>
@@ -214,7 +214,12 @@ function(pad str width left var)
 endfunction()
 
 # ---- the report
-out("# size report: board ${BOARD} (-mcpu=${CPU} -mthumb -Os, -ffunction-sections, --gc-sections)")
+if(CPU MATCHES "^rv")
+  set(_cpu_flags "-march=${CPU}")
+else()
+  set(_cpu_flags "-mcpu=${CPU} -mthumb")
+endif()
+out("# size report: board ${BOARD} (${_cpu_flags} -Os, -ffunction-sections, --gc-sections)")
 out("# sizeof on this target:${sizeofs}")
 out("# flash = text + rodata + data image; RAM = data + bss; bytes")
 out("#   objects: every function of the archive; linked: what ${elfname} keeps")
@@ -304,7 +309,8 @@ if("tm" IN_LIST components)
 endif()
 string(REGEX REPLACE "\n$" "" elfsize "${elfsize}")
 string(REPLACE "\n" "\n#   " elfsize "${elfsize}")
-out("# firmware (arm-none-eabi-size):\n#   ${elfsize}")
+get_filename_component(_size_tool "${SIZE}" NAME)
+out("# firmware (${_size_tool}):\n#   ${elfsize}")
 
 get_filename_component(outdir "${OUT}" DIRECTORY)
 file(MAKE_DIRECTORY "${outdir}")

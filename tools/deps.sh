@@ -38,6 +38,9 @@ UTIM_DEPS=(
   "g++-aarch64-linux-gnu:aarch64-linux-gnu-g++"
   "libc6-dev-arm64-cross:-"
   "qemu-user:qemu-aarch64"
+  "gcc-riscv64-unknown-elf:riscv64-unknown-elf-gcc"
+  "picolibc-riscv64-unknown-elf:-"
+  "qemu-system-misc:qemu-system-riscv32"
 )
 
 # Print the packages of UTIM_DEPS that are not installed, one a line.

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# Run one test firmware of a Cortex-M board under QEMU (called by ctest; see
-# cmake/cross.cmake, utim_add_qemu_test).
+# Run one test firmware of a bare-metal board under QEMU (called by ctest; see
+# cmake/cross.cmake, utim_add_qemu_test): qemu-system-arm for the Cortex-M
+# boards, the board's own emulator with --qemu (qemu-system-riscv32).
 #
 #   qemu-run.sh --machine M --shift N --timeout S --log FILE [--qemu EXE]
 #               [--qemu-arg ARG]... [--expect FILE] firmware.elf
 #
 # QEMU runs with deterministic virtual time (-icount shift=N,align=off,
 # sleep=off: each instruction is 2^N ns), the board's UART on stdout, and
-# semihosting so the firmware ends the run with its status (SYS_EXIT_EXTENDED).
+# semihosting so the firmware ends the run with its status (SYS_EXIT_EXTENDED;
+# the RISC-V virt board ends it through its test device instead).
 # The output is copied to stdout and to FILE.
 #
 # Exit status: the firmware's, except
@@ -45,8 +47,8 @@ if [[ -z $machine || -z $shift_n || -z $timeout_s || -z $log || -z $fw ]]; then
 fi
 if [[ -z $qemu ]] || ! command -v "$qemu" >/dev/null 2>&1; then
   # A test that cannot run must not pass.
-  echo "qemu-run: qemu-system-arm not found (apt-get install qemu-system-arm;" \
-    "tools/test.sh installs it), then re-run cmake" >&2
+  echo "qemu-run: ${qemu:-the emulator} not found (apt-get install qemu-system-arm or" \
+    "qemu-system-misc; tools/test.sh installs them), then re-run cmake" >&2
   exit 1
 fi
 if [[ -n $expect && ! -f $expect ]]; then

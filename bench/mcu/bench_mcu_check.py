@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Test of the `utim-bench ops` firmware of a Cortex-M board (ctest bench_ops_<board>).
+"""Test of the `utim-bench ops` firmware of a bare-metal board (ctest bench_ops_<board>).
 
 1. Runs the firmware under QEMU with tools/qemu-run.sh (deterministic
    -icount), which fails on a non-zero exit status, a timeout or a missing
@@ -9,9 +9,10 @@
    have the same rows, with the host's row fields; ns and tsc_ticks are null,
    every measured row has a number, n/a rows have nulls.
 3. Cross-checks measured rows against the generated code: the instructions
-   one iteration of the loop function executes (arm-none-eabi-objdump -d:
-   the shortest path from the loop head to its back branch, plus every
-   function it calls with `bl`, entry to return), minus the same count for
+   one iteration of the loop function executes (objdump -d of the board's
+   toolchain, Thumb or RISC-V, told apart by the ELF's file format: the
+   shortest path from the loop head to its back branch, plus every function
+   it calls directly (`bl`; `jal`/`call`), entry to return), minus the same count for
    the empty loop. Under -icount this is what the stopwatch measures, so the
    two must agree within the firmware's stated resolution.
 
@@ -39,11 +40,16 @@ ROW_RE = re.compile(
 )
 HEADER_RE = re.compile(r"^op +driver +api +instance +instr/call +extra instr$")
 FUNC_RE = re.compile(r"^([0-9a-f]+) <([^>]+)>:$")
-INSN_RE = re.compile(r"^\s+([0-9a-f]+):\t(\S+)(?:\t(.*))?$")
+INSN_RE = re.compile(r"^\s*([0-9a-f]+):\t(\S+)(?:\t(.*))?$")
 TARGET_RE = re.compile(r"(?:^|,\s*)([0-9a-f]+) <([^>+]+)(?:\+0x[0-9a-f]+)?>")
 COND = "eq|ne|cs|cc|hs|lo|mi|pl|vs|vc|hi|ls|ge|lt|gt|le"
 BCOND_RE = re.compile(r"^b(?:%s)(?:\.[nw])?$" % COND)
 B_RE = re.compile(r"^b(?:\.[nw])?$")
+# RISC-V (objdump's names, pseudo-instructions included).
+RV_BCOND = {"beq", "bne", "blt", "bge", "bltu", "bgeu", "beqz", "bnez", "blez", "bgez", "bltz",
+            "bgtz", "bgt", "ble", "bgtu", "bleu"}
+FORMAT_RE = re.compile(r"file format (\S+)")
+ISA = {"riscv": False}
 
 failures = []
 
@@ -66,6 +72,8 @@ def disassemble(objdump, elf):
     ).stdout
     funcs = {}
     cur = None
+    m = FORMAT_RE.search(out)
+    ISA["riscv"] = bool(m and "riscv" in m.group(1))
     for line in out.splitlines():
         m = FUNC_RE.match(line)
         if m:
@@ -81,7 +89,29 @@ def disassemble(objdump, elf):
     return funcs
 
 
+def is_uncond(mnem):
+    return mnem == "j" if ISA["riscv"] else B_RE.match(mnem) is not None
+
+
+def is_cond(mnem):
+    if ISA["riscv"]:
+        return mnem in RV_BCOND
+    return BCOND_RE.match(mnem) is not None or mnem in ("cbz", "cbnz")
+
+
+def is_call(mnem):
+    return mnem in ("jal", "call") if ISA["riscv"] else mnem == "bl"
+
+
+def is_indirect(mnem, ops):
+    if ISA["riscv"]:
+        return mnem in ("jalr", "jr")
+    return mnem in ("blx", "bx") or (mnem.startswith("mov") and re.match(r"pc\b", ops))
+
+
 def is_return(mnem, ops):
+    if ISA["riscv"]:
+        return mnem == "ret" or (mnem == "jr" and ops.strip() == "ra")
     if mnem == "bx" and ops.strip().startswith("lr"):
         return True
     if mnem.startswith("pop") or mnem.startswith("ldmia"):
@@ -100,15 +130,15 @@ def successors(insns, i):
     index = {a: k for k, (a, _, _) in enumerate(insns)}
     if is_return(mnem, ops):
         return []
-    if B_RE.match(mnem) or BCOND_RE.match(mnem) or mnem in ("cbz", "cbnz"):
+    if is_uncond(mnem) or is_cond(mnem):
         t = branch_target(ops)
         if t not in index:
             return None
         nxt = [index[t]]
-        if not B_RE.match(mnem) and i + 1 < len(insns):
+        if not is_uncond(mnem) and i + 1 < len(insns):
             nxt.append(i + 1)
         return nxt
-    if mnem in ("blx", "bx") or (mnem.startswith("mov") and re.match(r"pc\b", ops)):
+    if is_indirect(mnem, ops):
         return None  # indirect: not followed
     return [i + 1] if i + 1 < len(insns) else []
 
@@ -142,7 +172,7 @@ def count_calls(funcs, insns, path, depth):
     notes = []
     for i in path:
         _, mnem, ops = insns[i]
-        if mnem == "bl":
+        if is_call(mnem):
             m = TARGET_RE.search(ops)
             callee = m.group(2)
             n, sub = count_function(funcs, callee, depth + 1)
@@ -166,7 +196,7 @@ def count_iteration(funcs, name):
     insns = funcs[name]
     back = None
     for i, (addr, mnem, ops) in enumerate(insns):
-        t = branch_target(ops) if B_RE.match(mnem) else None
+        t = branch_target(ops) if is_uncond(mnem) else None
         if t is not None and t < addr:
             back = i
     if back is None:

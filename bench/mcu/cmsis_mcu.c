@@ -347,8 +347,8 @@ static const char *pad(char *buf, unsigned cap, const char *first, int w, const 
 }
 
 int main(void) {
-  cortexm_console_init();
-  th_set_putc(cortexm_console_putc);
+  mcu_console_init();
+  th_set_putc(mcu_console_putc);
   th_printf("TAP version 13\n");
   k = os2_pick(WANT_HZ, TICK_HZ);
   ratio = k.hz / TICK_HZ;

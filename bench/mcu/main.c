@@ -1,6 +1,6 @@
 /**
  * @file main.c
- * @brief `utim-bench ops` as firmware of a Cortex-M board run under QEMU:
+ * @brief `utim-bench ops` as firmware of a bare-metal board (Cortex-M, RISC-V) run under QEMU:
  *        instructions per read, write, set and clear through the uAPI
  *        (compile-time and run-time instance) and the hAPI, for the NOP
  *        driver and for one real driver of the board.
@@ -46,8 +46,8 @@
 
 #include "bench_mcu.h"
 #include "board.h"
-#include "cortexm.h"
 #include "harness.h"
+#include "mcu.h"
 
 #ifndef UTIM_QEMU_ICOUNT_SHIFT
 #error "UTIM_QEMU_ICOUNT_SHIFT must be the -icount shift QEMU runs with"
@@ -135,14 +135,32 @@ static bool sw_clean(void) {
                    sw_hit);
 }
 
-/* Exactly 2 * n instructions for n >= 1 (subs, bne): the calibration. */
+/* What differs between the architectures: the port's lock, and the
+ * calibration loop's two instructions. */
+#if defined(__riscv)
+#define MCU_PORT      "riscv"
+#define MCU_PORT_LOCK "mstatus.MIE clear/restore"
+#define MCU_SPIN2     "addi, bnez"
+#else
+#define MCU_PORT      "cortexm"
+#define MCU_PORT_LOCK "PRIMASK save/restore"
+#define MCU_SPIN2     "subs, bne"
+#endif
+
+/* Exactly 2 * n instructions for n >= 1 (MCU_SPIN2): the calibration. */
 __attribute__((noinline)) static void spin2_loop(uint32_t n) {
+#if defined(__riscv)
+  __asm__ volatile("1: addi %0, %0, -1\n\t"
+                   "bnez %0, 1b"
+                   : "+r"(n));
+#else
   __asm__ volatile(".syntax unified\n"
                    "1: subs %0, %0, #1\n\t"
                    "bne 1b"
                    : "+l"(n)
                    :
                    : "cc");
+#endif
 }
 
 /* Rounded to the nearest integer, halves away from zero. */
@@ -470,7 +488,7 @@ static void print_table(void) {
             MCU_ITERS, a, b);
   if (calib.valid) {
     fmt_milli(a, sizeof a, calib.milli, 3u, false);
-    th_printf("  calibration: a 2-instruction loop (subs, bne) measures %s instructions per "
+    th_printf("  calibration: a 2-instruction loop (" MCU_SPIN2 ") measures %s instructions per "
               "iteration\n",
               a);
   }
@@ -483,7 +501,7 @@ static void print_table(void) {
   }
   if (port_pair.valid) {
     fmt_milli(a, sizeof a, port_pair.milli, 1u, false);
-    th_printf("  port:      cortexm (PRIMASK save/restore); a utim_port_lock/unlock pair (inside "
+    th_printf("  port:      " MCU_PORT " (" MCU_PORT_LOCK "); a utim_port_lock/unlock pair (inside "
               "every set and clear) costs %s instructions\n",
               a);
   }
@@ -583,7 +601,7 @@ static void print_json(void) {
   json_num(baseline.valid, baseline.milli);
   th_printf(",\"calibration_instructions\":");
   json_num(calib.valid, calib.milli);
-  th_printf(",\"port\":\"cortexm\",\"port_lock_unlock\":{\"ns\":null,\"tsc_ticks\":null,"
+  th_printf(",\"port\":\"" MCU_PORT "\",\"port_lock_unlock\":{\"ns\":null,\"tsc_ticks\":null,"
             "\"instructions\":");
   json_num(port_pair.valid, port_pair.milli);
   th_printf("},\"drivers\":{");
@@ -612,8 +630,8 @@ static void print_json(void) {
 }
 
 int main(void) {
-  cortexm_console_init();
-  th_set_putc(cortexm_console_putc);
+  mcu_console_init();
+  th_set_putc(mcu_console_putc);
 
   targets[0] = (mcu_target_t){&bench_ops_nop, MCU_NOP_HZ,
                               "NOP64 (64-bit, no hardware work) at 64 MHz", NULL};

@@ -334,8 +334,8 @@ static void report(void) {
 }
 
 int main(void) {
-  cortexm_console_init();
-  th_set_putc(cortexm_console_putc);
+  mcu_console_init();
+  th_set_putc(mcu_console_putc);
   th_printf("TAP version 13\n");
   tut = utim_by_name("NRF51_TIMER0");
   sw_start();

@@ -33,8 +33,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "cortexm.h"
 #include "harness.h"
+#include "mcu.h"
 #include "utim/tm.h"
 #include "utim/utim.h"
 
@@ -140,8 +140,8 @@ static void t_mode(void *arg) {
 }
 
 int main(void) {
-  cortexm_console_init();
-  th_set_putc(cortexm_console_putc);
+  mcu_console_init();
+  th_set_putc(mcu_console_putc);
   th_printf("TAP version 13\n");
   th_note("Fig. 3 on %s under QEMU -icount shift=%d: wake-up latency of the time manager, "
           "instructions from the due moment to the wake hook (see tm_wakeup.c)",

@@ -32,7 +32,7 @@ static uint32_t cortexm_semihost(uint32_t op, const void *arg) {
   return r0;
 }
 
-void cortexm_exit(int status) {
+void mcu_exit(int status) {
   /* SYS_EXIT_EXTENDED carries the status itself; plain SYS_EXIT on AArch32
    * can only say "success" or "failure". */
   const uint32_t block[2] = {SEMI_APPLICATION_EXIT, (uint32_t)status};
@@ -46,7 +46,7 @@ void cortexm_exit(int status) {
 
 static void cortexm_puts(const char *s) {
   for (; *s != '\0'; s++) {
-    cortexm_console_putc(*s);
+    mcu_console_putc(*s);
   }
 }
 
@@ -58,7 +58,7 @@ static void cortexm_put_dec(uint32_t v) {
     v /= 10u;
   } while (v != 0u);
   while (n > 0u) {
-    cortexm_console_putc(tmp[--n]);
+    mcu_console_putc(tmp[--n]);
   }
 }
 
@@ -71,13 +71,13 @@ static uint32_t cortexm_ipsr(void) {
 void cortexm_fault(void) {
   uint32_t exc = cortexm_ipsr();
   __asm__ volatile("cpsid i" ::: "memory");
-  cortexm_console_init();
+  mcu_console_init();
   /* A TAP "Bail out!" line: test output parsers stop on it; the exit status
    * says the rest. */
   cortexm_puts("\nBail out! unexpected exception ");
   cortexm_put_dec(exc);
   cortexm_puts("\n");
-  cortexm_exit(CORTEXM_EXIT_FAULT);
+  mcu_exit(MCU_EXIT_FAULT);
 }
 
 __attribute__((weak)) void cortexm_pendsv(void) {
@@ -134,5 +134,5 @@ void cortexm_reset(void) {
     }
   }
   __asm__ volatile("cpsie i" ::: "memory");
-  cortexm_exit(main());
+  mcu_exit(main());
 }

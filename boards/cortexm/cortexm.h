@@ -2,7 +2,7 @@
  * @file cortexm.h
  * @brief Code shared by the Cortex-M boards (mps2-an385, microbit, netduinoplus2): interrupt
  *        routing from the vector table to the drivers' dispatchers, NVIC
- *        access, the console, and ending a run through ARM semihosting.
+ *        access, and (mcu.h) ending a run through ARM semihosting.
  *
  * Interrupts: every external interrupt vector and the SysTick vector point to
  * one handler, cortexm_irq_dispatch(). It reads the active exception number
@@ -20,6 +20,7 @@
 
 #include <stdint.h>
 
+#include "mcu.h"
 #include "utim/driver.h"
 
 #ifdef __cplusplus
@@ -28,9 +29,6 @@ extern "C" {
 
 /** @brief Line number of the SysTick exception in cortexm_irq_route_t::irqn. */
 #define CORTEXM_IRQN_SYSTICK (-1)
-
-/** @brief Exit status of a run ended by an unexpected exception (fault). */
-#define CORTEXM_EXIT_FAULT 3
 
 /**
  * @brief A driver's interrupt dispatcher: one per peripheral type, called with
@@ -66,7 +64,7 @@ void cortexm_irq_dispatch(void);
  */
 void cortexm_irq_set_raw(int32_t irqn, void (*fn)(void *arg), void *arg);
 
-/** @brief Handler of unexpected exceptions: reports and exits with CORTEXM_EXIT_FAULT. */
+/** @brief Handler of unexpected exceptions: reports and exits with MCU_EXIT_FAULT. */
 void cortexm_fault(void);
 
 /**
@@ -88,18 +86,6 @@ typedef void (*cortexm_vector_t)(void);
 /** @brief Top of the stack (sections.ld), the first vector table entry. */
 // NOLINTNEXTLINE(bugprone-reserved-identifier,cert-dcl37-c,cert-dcl51-cpp): a linker symbol
 extern uint32_t __stack_top[];
-
-/**
- * @brief End the run: QEMU exits with @p status (ARM semihosting
- *        SYS_EXIT_EXTENDED; needs -semihosting-config enable=on,target=native).
- */
-void cortexm_exit(int status) __attribute__((noreturn));
-
-/** @brief Set up the board's UART for polled output (idempotent). */
-void cortexm_console_init(void);
-
-/** @brief Send one byte on the board's UART (polled; no newline translation). */
-void cortexm_console_putc(char c);
 
 /**
  * @name NVIC access

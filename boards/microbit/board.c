@@ -8,7 +8,6 @@
 #include <stddef.h>
 
 #include "cortexm.h"
-#include "exposure.h"
 #include "sleep_mcu.h"
 #include "utim/chain.h"
 #include "utim_nrf51_timer.h"
@@ -91,7 +90,7 @@ const cortexm_irq_route_t cortexm_irq_routes[] = {
 
 const unsigned cortexm_irq_route_count = sizeof cortexm_irq_routes / sizeof cortexm_irq_routes[0];
 
-/* ---- timers of the precise sleep (boards/cortexm/sleep_mcu.h) -------------- */
+/* ---- timers of the precise sleep (boards/mcu/sleep_mcu.h) -------------- */
 
 /* TIMER0 (32 bits) at 1 MHz is the time line, its wraps found by quarter
  * markers on CC[2] (the TIMER has no overflow event), and CC[0] is the
@@ -109,7 +108,7 @@ const mcu_sleep_board_t mcu_sleep_board = {
 
 /* ---- exposure table ("Table 2") ------------------------------------------- */
 
-static const cortexm_exposure_row_t microbit_exposure_rows[] = {
+static const mcu_exposure_row_t microbit_exposure_rows[] = {
     {"TIMER0 (8/16/24/32-bit up, 16 MHz / 2^0..9)", 4u, &microbit_timer0,
      "CC[3] reserved for counter reads (capture task)"},
     {"TIMER1 (8/16-bit up)", 4u, &microbit_chain32,
@@ -133,4 +132,4 @@ static const char *const microbit_exposure_notes[] = {
     "7.2 (0x4001F000 is unimplemented I/O)",
 };
 
-CORTEXM_EXPOSURE_DEFINE(microbit_exposure_rows, 46u, microbit_exposure_notes);
+MCU_EXPOSURE_DEFINE(microbit_exposure_rows, 46u, microbit_exposure_notes);

@@ -19,7 +19,7 @@ static nrf51_uart_regs_t *nrf51_uart0(void) {
   return (nrf51_uart_regs_t *)NRF51_UART0_BASE;
 }
 
-void cortexm_console_init(void) {
+void mcu_console_init(void) {
   nrf51_uart_regs_t *u = nrf51_uart0();
   u->enable = NRF51_UART_ENABLE_ON;
   u->pseltxd = MICROBIT_UART_TX_PIN;
@@ -29,7 +29,7 @@ void cortexm_console_init(void) {
 
 /* TXDRDY is cleared before the write and awaited after it, so the next byte
  * never overwrites one still being sent. */
-void cortexm_console_putc(char c) {
+void mcu_console_putc(char c) {
   nrf51_uart_regs_t *u = nrf51_uart0();
   u->events_txdrdy = 0u;
   u->txd = (uint8_t)c;

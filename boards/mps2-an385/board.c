@@ -7,7 +7,6 @@
 #include <stddef.h>
 
 #include "cortexm.h"
-#include "exposure.h"
 #include "sleep_mcu.h"
 #include "utim/chain.h"
 #include "utim_cmsdk_dualtimer.h"
@@ -107,7 +106,7 @@ const cortexm_irq_route_t cortexm_irq_routes[] = {
 
 const unsigned cortexm_irq_route_count = sizeof cortexm_irq_routes / sizeof cortexm_irq_routes[0];
 
-/* ---- timers of the precise sleep (boards/cortexm/sleep_mcu.h) -------------- */
+/* ---- timers of the precise sleep (boards/mcu/sleep_mcu.h) -------------- */
 
 /* No timer here has a compare register: the time line is TIMER0 with its
  * wraps counted, and the alarm is TIMER1's counter written so that its
@@ -130,7 +129,7 @@ const mcu_sleep_board_t mcu_sleep_board = {
 
 /* ---- exposure table ("Table 2") ------------------------------------------- */
 
-static const cortexm_exposure_row_t mps2_exposure_rows[] = {
+static const mcu_exposure_row_t mps2_exposure_rows[] = {
     {"CMSDK APB TIMER0 (32-bit down, IRQ at 0)", 0u, &mps2_timer0, "overflow; no compare register"},
     {"CMSDK APB TIMER1 (32-bit down, IRQ at 0)", 0u, &mps2_timer1, "overflow; no compare register"},
     {"CMSDK dual timer, Timer1 (32/16-bit down)", 0u, &mps2_chain64,
@@ -149,4 +148,4 @@ static const char *const mps2_exposure_notes[] = {
     "software carry; the chip has no hardware link between timers",
 };
 
-CORTEXM_EXPOSURE_DEFINE(mps2_exposure_rows, 44u, mps2_exposure_notes);
+MCU_EXPOSURE_DEFINE(mps2_exposure_rows, 44u, mps2_exposure_notes);

@@ -18,13 +18,13 @@ static cmsdk_uart_regs_t *mps2_uart0(void) {
   return (cmsdk_uart_regs_t *)MPS2_UART0_BASE;
 }
 
-void cortexm_console_init(void) {
+void mcu_console_init(void) {
   cmsdk_uart_regs_t *u = mps2_uart0();
   u->bauddiv = MPS2_UART_BAUDDIV;
   u->ctrl = CMSDK_UART_TX_EN;
 }
 
-void cortexm_console_putc(char c) {
+void mcu_console_putc(char c) {
   cmsdk_uart_regs_t *u = mps2_uart0();
   while ((u->state & CMSDK_UART_TXFULL) != 0u) {
   }

@@ -8,7 +8,6 @@
 #include <stddef.h>
 
 #include "cortexm.h"
-#include "exposure.h"
 #include "utim_stm32_gptim.h"
 #include "utim_systick.h"
 
@@ -99,7 +98,7 @@ const unsigned cortexm_irq_route_count = sizeof cortexm_irq_routes / sizeof cort
   "compare and mistimes the update IRQ (driver has CC1..4 + UIF from RM0090, not verified under "  \
   "emulation)"
 
-static const cortexm_exposure_row_t ndp2_exposure_rows[] = {
+static const mcu_exposure_row_t ndp2_exposure_rows[] = {
     {"TIM1 (16-bit advanced)", 4u, NULL, "not modelled by QEMU 7.2 (0x40010000 unimplemented)"},
     {"TIM2 (32-bit general-purpose)", 4u, &ndp2_tim2, NDP2_GPTIM_NOTE},
     {"TIM3 (16-bit general-purpose)", 4u, &ndp2_tim3, NDP2_GPTIM_NOTE},
@@ -137,4 +136,4 @@ static const char *const ndp2_exposure_notes[] = {
     "software carry needs an overflow interrupt at the wrap",
 };
 
-CORTEXM_EXPOSURE_DEFINE(ndp2_exposure_rows, 38u, ndp2_exposure_notes);
+MCU_EXPOSURE_DEFINE(ndp2_exposure_rows, 38u, ndp2_exposure_notes);

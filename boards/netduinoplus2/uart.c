@@ -21,13 +21,13 @@ static stm32_usart_regs_t *stm32_usart1(void) {
   return (stm32_usart_regs_t *)STM32_USART1_BASE;
 }
 
-void cortexm_console_init(void) {
+void mcu_console_init(void) {
   stm32_usart_regs_t *u = stm32_usart1();
   u->brr = STM32_USART_BRR_115200;
   u->cr1 = STM32_USART_CR1_UE | STM32_USART_CR1_TE;
 }
 
-void cortexm_console_putc(char c) {
+void mcu_console_putc(char c) {
   stm32_usart_regs_t *u = stm32_usart1();
   while ((u->sr & STM32_USART_SR_TXE) == 0u) {
   }

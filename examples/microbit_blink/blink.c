@@ -8,7 +8,7 @@
  */
 #include <stdbool.h>
 
-#include "cortexm.h" /* the board's console and exit */
+#include "mcu.h" /* the board's console and exit */
 #include "utim/utim.h"
 
 #define TOGGLES 6u
@@ -18,7 +18,7 @@ static bool led;
 
 static void puts_uart(const char *s) {
   while (*s != '\0') {
-    cortexm_console_putc(*s++);
+    mcu_console_putc(*s++);
   }
 }
 
@@ -32,18 +32,18 @@ static void on_period(const utim_periph_t *p, unsigned ch, void *arg) {
 }
 
 int main(void) {
-  cortexm_console_init();
+  mcu_console_init();
   const utim_periph_t *t = utim_by_name("NRF51_TIMER0");
   if (t == NULL || utim_init(t, 1000000u, UTIM_CLOCK_DEFAULT) != 0 ||
       utim_set_compare_cb(t, on_period, NULL) != 0 || utim_start(t) != 0 ||
       utim_set_periodic(t, 0u, 100000u) != 0) {
     puts_uart("blink: cannot start TIMER0\n");
-    cortexm_exit(1);
+    mcu_exit(1);
   }
   while (toggles < TOGGLES) {
     __asm__ volatile("wfi");
   }
   (void)utim_clear(t, 0u);
   puts_uart("blink: done\n");
-  cortexm_exit(0);
+  mcu_exit(0);
 }

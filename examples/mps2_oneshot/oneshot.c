@@ -6,7 +6,7 @@
  */
 #include <stdint.h>
 
-#include "cortexm.h"
+#include "mcu.h"
 #include "utim/tm.h"
 
 static utim_tm_t tm;
@@ -16,7 +16,7 @@ static volatile int fired;
 
 static void puts_uart(const char *s) {
   while (*s != '\0') {
-    cortexm_console_putc(*s++);
+    mcu_console_putc(*s++);
   }
 }
 
@@ -28,21 +28,21 @@ static void on_timeout(utim_tm_t *m, utim_tm_timer_t *t, void *arg) {
 }
 
 int main(void) {
-  cortexm_console_init();
+  mcu_console_init();
   const utim_periph_t *p = utim_by_name("MPS2_TIMER1");
   uint32_t hz = 0;
   if (p == NULL || utim_closest_freq(p, 25000000u, UTIM_CLOCK_DEFAULT, &hz) != 0 ||
       utim_init(p, hz, UTIM_CLOCK_DEFAULT) != 0 || utim_start(p) != 0 ||
       utim_tm_init(&tm, p, UTIM_TM_OVERFLOW, UTIM_TM_TICKED, hz / 1000u) != 0) {
     puts_uart("oneshot: cannot start the time manager\n");
-    cortexm_exit(1);
+    mcu_exit(1);
   }
   utim_tm_timer_init(&timeout, on_timeout, NULL);
   const uint64_t start = utim_tm_now(&tm);
   const uint64_t ticks = (uint64_t)hz / 4u; /* 250 ms */
   if (utim_tm_start(&tm, &timeout, ticks, 0u) != 0) {
     puts_uart("oneshot: cannot start the timeout\n");
-    cortexm_exit(1);
+    mcu_exit(1);
   }
   while (!fired) {
     __asm__ volatile("wfi");
@@ -50,5 +50,5 @@ int main(void) {
   const int ok = fired_at >= start + ticks;
   puts_uart(ok ? "oneshot: fired after 250 ms, not before\n" : "oneshot: fired EARLY\n");
   (void)utim_tm_deinit(&tm);
-  cortexm_exit(ok ? 0 : 1);
+  mcu_exit(ok ? 0 : 1);
 }

@@ -81,7 +81,10 @@ int timer_set(tim_t dev, int channel, unsigned int timeout);
 
 /**
  * @brief The callback when the counter reaches @p value (truncated to the
- *        counter's width; utim_set_abs()).
+ *        counter's width; utim_set_abs()). On a counter wider than
+ *        unsigned int (64-bit instances), when the counter's low bits next
+ *        equal @p value, as on a RIOT timer of that width: a value just
+ *        passed fires after a wrap of those bits.
  * @return 0, or -1 (not initialised, no such channel)
  */
 int timer_set_absolute(tim_t dev, int channel, unsigned int value);

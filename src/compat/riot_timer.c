@@ -4,6 +4,8 @@
  */
 #include "utim/riot_timer.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -60,9 +62,31 @@ int timer_set(tim_t dev, int channel, unsigned int timeout) {
   return p != NULL ? riot_rc(utim_set_rel(p, (unsigned)channel, timeout)) : -1;
 }
 
+/* RIOT's counters are at most as wide as unsigned int. On a wider instance
+ * (a 64-bit RISC-V mtime, the native board's) the value names the counter's
+ * next moment whose low bits are @p value, as on a timer of that width: a
+ * value just passed comes round after a wrap of those bits. */
 int timer_set_absolute(tim_t dev, int channel, unsigned int value) {
   const utim_periph_t *p = chan_of(dev, channel);
-  return p != NULL ? riot_rc(utim_set_abs(p, (unsigned)channel, value & utim_max(p))) : -1;
+  if (p == NULL) {
+    return -1;
+  }
+  const uint64_t max = utim_max(p);
+  if (max <= (uint64_t)UINT_MAX) {
+    return riot_rc(utim_set_abs(p, (unsigned)channel, value & max));
+  }
+  const uint64_t wrap = (uint64_t)UINT_MAX + 1u;
+  const uint64_t now = utim_read(p);
+  uint64_t ahead = (uint64_t)(unsigned int)(value - (unsigned int)now);
+  if (ahead < utim_min_distance(p)) {
+    ahead += wrap;
+  }
+  int rc = utim_set_abs(p, (unsigned)channel, (now + ahead) & max);
+  if (rc == -ETIME) {
+    /* The counter passed it between the read and the call: one wrap on. */
+    rc = utim_set_abs(p, (unsigned)channel, (now + ahead + wrap) & max);
+  }
+  return riot_rc(rc);
 }
 
 int timer_set_periodic(tim_t dev, int channel, unsigned int value, uint8_t flags) {

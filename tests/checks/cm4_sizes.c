@@ -9,12 +9,17 @@
  * utim_sizeof_* objects only carry each size into the object's symbol table,
  * where the script reads them back with arm-none-eabi-nm to report them.
  */
+#include <stdint.h>
+
 #include "utim/chain.h"
 #include "utim/driver.h"
 #include "utim/port.h"
 #include "utim/tm.h"
 #include "utim/utim.h"
 
+/* The promises are about 32-bit targets (cm4_check.cmake, the Cortex-M and
+ * RV32 boards); a 64-bit bare-metal build (RV64) only reports its sizes. */
+#if UINTPTR_MAX == 0xFFFFFFFFu
 _Static_assert(sizeof(void *) == 4u, "Cortex-M4 is a 32-bit target");
 _Static_assert(sizeof(utim_periph_t) <= 12u,
                "utim_periph_t must fit in 12 bytes on a 32-bit target");
@@ -29,6 +34,7 @@ _Static_assert(sizeof(utim_driver_t) / sizeof(void (*)(void)) <= 7u,
  * promises 32 bytes on 32-bit targets. */
 _Static_assert(sizeof(utim_tm_timer_t) <= 32u,
                "utim_tm_timer_t must fit in 32 bytes on a 32-bit target");
+#endif
 
 /** @brief Its size is sizeof(utim_tm_timer_t). */
 const unsigned char utim_sizeof_tm_timer[sizeof(utim_tm_timer_t)] = {0};

@@ -33,8 +33,8 @@ static void teardown(void) {
 }
 
 int main(void) {
-  cortexm_console_init();
-  th_set_putc(cortexm_console_putc);
+  mcu_console_init();
+  th_set_putc(mcu_console_putc);
   g_k = os2_pick(WANT_HZ, TICK_HZ);
   if (g_k.p != NULL) {
     th_printf("# manager on %s at %lu Hz, %s\n", utim_name(g_k.p), (unsigned long)g_k.hz,

@@ -334,12 +334,30 @@ void ct_case_replace(const utim_periph_t *p) {
       TH_EQ(r, 0);
       tb_wait_ticks(p, far + lat + 2u);
       unsigned got = ct_count_from(CT_IN);
+      uint64_t new_at = ct_first_at(CT_IN);
+      /* Without race injection (a real board) nothing holds the old match
+       * back until the call takes the lock: on a counter as fast as the CPU
+       * (100 instructions a tick) it may come in the instructions before,
+       * and is then rightly delivered; it counts when it came before the
+       * call returned, not early. Then the re-arm's callback is the other. */
+      if (got == 2u && !tb_race_supported()) {
+        unsigned in[2] = {0u, 0u};
+        unsigned nin = 0u;
+        for (unsigned i = 0; i < ct_count() && nin < 2u; i++) {
+          if (ct_event(i).phase >= CT_IN) {
+            in[nin++] = i;
+          }
+        }
+        if (nin == 2u && ct_dist(p, t, ct_event(in[0]).at) <= ct_dist(p, t, e)) {
+          got = 1u;
+          new_at = ct_event(in[1]).at;
+        }
+      }
       if (TH_CHECKF(got == 1u, "%u callbacks (old match 0x%llx)", got, (unsigned long long)t)) {
-        uint64_t at = ct_dist(p, s, ct_first_at(CT_IN));
+        uint64_t at = ct_dist(p, s, new_at);
         TH_CHECKF(at >= far && at <= far + ct_dist(p, s, e) + lat,
                   "fired at 0x%llx, %llu ticks after the re-arm began (old match 0x%llx)",
-                  (unsigned long long)ct_first_at(CT_IN), (unsigned long long)at,
-                  (unsigned long long)t);
+                  (unsigned long long)new_at, (unsigned long long)at, (unsigned long long)t);
       }
     }
   }

@@ -27,7 +27,16 @@ void ct_case_periodic(const utim_periph_t *p) {
     /* A wait may overrun (interrupts lengthen it on a board that counts
      * instructions): the matches due are those the counter has passed, where
      * the counter's range can tell; on a narrow one the wait is short enough
-     * for an exact count. */
+     * for an exact count. Where it can tell, the wait ends mid-period by the
+     * counter itself, so that no match is on its way while `end` is read (on
+     * a fast counter the interrupts alone move a counted wait by half a
+     * period). */
+    if ((k_want + 2u) * period <= utim_max(p) / 2u) {
+      while (ct_dist(p, s, utim_read(p)) % period < period / 4u ||
+             ct_dist(p, s, utim_read(p)) % period > 3u * period / 4u) {
+        tb_wait_ticks(p, 1u);
+      }
+    }
     const uint64_t end = utim_read(p);
     unsigned got = ct_check_grid(p, ch, s, e, period, k_want);
     if ((k_want + 2u) * period <= utim_max(p) / 2u) {

@@ -1,7 +1,7 @@
 /**
  * @file main_mcu.c
  * @brief Conformance firmware of the Cortex-M boards: the board's exposure
- *        table (cortexm_board_exposure, printed here so the board stays
+ *        table (mcu_board_exposure, printed here so the board stays
  *        free of the harness) and the suite over every instance of the
  *        linked board, output on the board's UART; the start-up code hands
  *        the status back to QEMU through semihosting.
@@ -10,9 +10,8 @@
 #include <stddef.h>
 
 #include "conformance.h"
-#include "cortexm.h"
-#include "exposure.h"
 #include "harness.h"
+#include "mcu.h"
 
 /* th_printf() pads numbers only: columns are padded here. */
 static void put_col(const char *s, unsigned width) {
@@ -37,7 +36,7 @@ static void put_row(unsigned timer_col, const char *timer, const char *chip_ch, 
 
 /* TAP diagnostic lines: a header, a row per chip timer, the totals, the
  * board's notes. */
-static void print_exposure(const cortexm_exposure_t *t) {
+static void print_exposure(const mcu_exposure_t *t) {
   unsigned chip_t = 0u;
   unsigned chip_c = 0u;
   unsigned exp_t = 0u;
@@ -49,7 +48,7 @@ static void print_exposure(const cortexm_exposure_t *t) {
             utim_board.name);
   put_row(t->timer_col, "chip timer", "ch", "utim instance", "ch", "note");
   for (unsigned i = 0u; i < t->nrows; i++) {
-    const cortexm_exposure_row_t *e = &t->rows[i];
+    const mcu_exposure_row_t *e = &t->rows[i];
     chip_t++;
     chip_c += e->chip_ch;
     (void)th_snprintf(a, sizeof a, "%u", e->chip_ch);
@@ -75,8 +74,8 @@ static void print_exposure(const cortexm_exposure_t *t) {
 }
 
 int main(void) {
-  cortexm_console_init();
-  th_set_putc(cortexm_console_putc);
-  print_exposure(&cortexm_board_exposure);
+  mcu_console_init();
+  th_set_putc(mcu_console_putc);
+  print_exposure(&mcu_board_exposure);
   return utim_conformance_run();
 }

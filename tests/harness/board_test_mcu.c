@@ -1,6 +1,6 @@
 /**
  * @file board_test_mcu.c
- * @brief board_test.h for the Cortex-M boards run under QEMU.
+ * @brief board_test.h for the bare-metal boards (Cortex-M, RISC-V) run under QEMU.
  *
  * Time passes by busy-waiting a counted number of instructions. QEMU runs
  * with `-icount shift=N,align=off,sleep=off`: every guest instruction is
@@ -51,18 +51,25 @@ static uint64_t tb_ticks_to_ns(const utim_periph_t *p, uint64_t ticks) {
   return ns > UINT64_MAX / 2u ? UINT64_MAX / 2u : ns;
 }
 
-/* Two instructions an iteration (subs, bne), so ceil(insns / 2) iterations. */
+/* Two instructions an iteration (Thumb: subs, bne; RISC-V: addi, bnez), so
+ * ceil(insns / 2) iterations. */
 static void tb_spin_insns(uint64_t insns) {
   uint64_t iters = (insns + 1u) / 2u;
   while (iters > 0u) {
     uint32_t n = iters > 0x40000000u ? 0x40000000u : (uint32_t)iters;
     iters -= n;
+#if defined(__riscv)
+    __asm__ volatile("1: addi %0, %0, -1\n\t"
+                     "bnez %0, 1b"
+                     : "+r"(n));
+#else
     __asm__ volatile(".syntax unified\n"
                      "1: subs %0, %0, #1\n\t"
                      "bne 1b"
                      : "+l"(n)
                      :
                      : "cc");
+#endif
   }
 }
 
@@ -120,7 +127,11 @@ const char *tb_board_name(void) {
 /* A test that failed inside a locked section must not leave interrupts off
  * for the next one (the sim board's reset releases its lock the same way). */
 void tb_setup(void) {
+#if defined(__riscv)
+  __asm__ volatile("csrsi mstatus, 8" ::: "memory");
+#else
   __asm__ volatile("cpsie i" ::: "memory");
+#endif
 }
 
 void tb_idle(void) {

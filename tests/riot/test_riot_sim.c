@@ -117,6 +117,40 @@ static void t_oneshot(void *arg) {
   TH_EQU(g_calls[0], 0u);
 }
 
+/* A 64-bit counter seen through RIOT's unsigned int: timer_set_absolute()
+ * names the next moment the low 32 bits equal the value, across a carry
+ * into the upper half, and a value just passed comes round after a wrap of
+ * the low bits (as on a 32-bit RIOT timer), never at once. */
+static void t_wide(void *arg) {
+  (void)arg;
+  sim_board_init();
+  reset_counts();
+  g_dev = dev_named("SIM_MTIME64");
+  const utim_periph_t *p = utim_by_name("SIM_MTIME64");
+  if (g_dev == TIMER_UNDEF || p == NULL) {
+    TH_CHECK(!"the board has SIM_MTIME64");
+    return;
+  }
+  TH_EQ(timer_init(g_dev, HZ, cb, &g_calls), 0);
+  /* 10 ticks before the low half's wrap: value 5 is 15 ticks ahead. */
+  TH_EQ(utim_write(p, 0xFFFFFFF6u), 0);
+  TH_EQ(timer_set_absolute(g_dev, 0, 5u), 0);
+  sim_advance(14u * NS);
+  TH_EQU(g_calls[0], 0u); /* never early */
+  sim_advance(2u * NS);
+  TH_EQU(g_calls[0], 1u);
+  TH_CHECKF(utim_read(p) >= 0x100000005ull, "fired at 0x%llx", (unsigned long long)utim_read(p));
+  /* Just passed: after a wrap of the low 32 bits (2^32 - 10 ticks), not now. */
+  const unsigned now = timer_read(g_dev);
+  TH_EQ(timer_set_absolute(g_dev, 0, now - 10u), 0);
+  sim_advance(1000000u * NS);
+  TH_EQU(g_calls[0], 1u);
+  TH_EQU(utim_pending(p), 0u);
+  TH_EQ(utim_write(p, utim_read(p) + 0xFFFFFFF0ull - 1000000u), 0);
+  sim_advance(10u * NS);
+  TH_EQU(g_calls[0], 2u);
+}
+
 static void t_periodic(void *arg) {
   (void)arg;
   if (!setup()) {
@@ -204,6 +238,7 @@ int main(void) {
          "channels, periodic without its flag, claimed device",
          t_errors, NULL);
   th_run("timer_set, timer_set_absolute (truncated), timer_clear", t_oneshot, NULL);
+  th_run("timer_set_absolute on a 64-bit counter: the low 32 bits, across the carry", t_wide, NULL);
   th_run("timer_set_periodic: every value ticks; set stopped; timer_stop/timer_start", t_periodic,
          NULL);
   th_run("timer_query_*: channels, frequencies highest first", t_query, NULL);

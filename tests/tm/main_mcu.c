@@ -3,12 +3,12 @@
  * @brief The time manager's semantics suite as firmware of a Cortex-M board
  *        (run under QEMU with -icount: deterministic).
  */
-#include "cortexm.h"
 #include "harness.h"
+#include "mcu.h"
 #include "tm_suite.h"
 
 int main(void) {
-  cortexm_console_init();
-  th_set_putc(cortexm_console_putc);
+  mcu_console_init();
+  th_set_putc(mcu_console_putc);
   return tm_suite_run();
 }

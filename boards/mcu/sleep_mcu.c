@@ -1,8 +1,8 @@
 /*
- * Precise-sleep hooks of the Cortex-M boards over the timers the board names
- * in mcu_sleep_board (see sleep_mcu.h for the time line, the alarm and the
- * CPU time). Everything is set up on first use, so a firmware that never
- * sleeps or reads the time line keeps every timer for itself.
+ * Precise-sleep hooks of the bare-metal boards (Cortex-M and RISC-V) over the timers the board
+ * names in mcu_sleep_board (see sleep_mcu.h for the time line, the alarm and the CPU time).
+ * Everything is set up on first use, so a firmware that never sleeps or reads the time line keeps
+ * every timer for itself.
  */
 #include "sleep_mcu.h"
 
@@ -69,7 +69,14 @@ static uint64_t ticks_quarter(void) {
 }
 
 static uint64_t ticks_now(void) {
-  return mcu_sleep_board.wrap == MCU_SLEEP_WRAP_QUARTER ? ticks_quarter() : ticks_overflow();
+  switch (mcu_sleep_board.wrap) {
+  case MCU_SLEEP_WRAP_QUARTER:
+    return ticks_quarter();
+  case MCU_SLEEP_WRAP_NONE:
+    return utim_read(mcu_sleep_board.clock);
+  default:
+    return ticks_overflow();
+  }
 }
 
 static utim_ns_t ticks_to_ns(uint64_t t) {
@@ -144,7 +151,8 @@ static int setup(void) {
   const mcu_sleep_board_t *b = &mcu_sleep_board;
   const utim_periph_t *c = b->clock;
   g_sl.width = utim_width(c);
-  if (g_sl.width < 8u || g_sl.width > 32u || b->hz == 0u ||
+  const bool none = b->wrap == MCU_SLEEP_WRAP_NONE;
+  if (g_sl.width < 8u || (none ? g_sl.width != 64u : g_sl.width > 32u) || b->hz == 0u ||
       (b->wrap == MCU_SLEEP_WRAP_OVERFLOW && b->wrap_pending == NULL)) {
     return -EINVAL;
   }
@@ -161,7 +169,7 @@ static int setup(void) {
   }
   if (rc == 0 && b->wrap == MCU_SLEEP_WRAP_OVERFLOW) {
     rc = utim_set_overflow_cb(c, on_overflow_clock, NULL);
-  } else if (rc == 0) {
+  } else if (rc == 0 && b->wrap == MCU_SLEEP_WRAP_QUARTER) {
     g_sl.quarters = (uint32_t)(b->start >> (g_sl.width - 2u));
     arm_marker();
   }
@@ -244,7 +252,12 @@ int utim_port_block_until(utim_ns_t t) {
       break;
     }
     uint64_t t0 = ticks_now();
+#if defined(__riscv)
+    /* Wakes on any interrupt enabled in mie, whatever mstatus.MIE says. */
+    __asm__ volatile("wfi" ::: "memory");
+#else
     __asm__ volatile("dsb\n\twfi" ::: "memory");
+#endif
     g_sl.idle_ticks += ticks_now() - t0;
     g_sl.wakeups++;
     utim_port_unlock(key);

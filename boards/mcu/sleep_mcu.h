@@ -1,7 +1,7 @@
 /**
  * @file sleep_mcu.h
- * @brief Precise-sleep hooks of the Cortex-M boards (include/utim/time.h):
- *        what a board chooses, and what boards/cortexm/sleep_mcu.c does with it.
+ * @brief Precise-sleep hooks of the bare-metal boards (include/utim/time.h):
+ *        what a board chooses, and what boards/mcu/sleep_mcu.c does with it.
  *
  * @par Time line
  * utim_port_now_ns() is a free-running counter instance (mcu_sleep_board_t::clock)
@@ -19,6 +19,8 @@
  *   never ahead of the counter. A read is base + ((counter - base) mod
  *   2^width), right as long as the marker's interrupt is not delayed by
  *   three quarters of a wrap, so again correct in any context.
+ * - MCU_SLEEP_WRAP_NONE: a 64-bit counter (the RISC-V machine timer) is
+ *   the time line as it is: it does not wrap in any lifetime.
  * The counter starts at mcu_sleep_board_t::start (a board sets it shortly
  * before the first wrap, as Linux starts jiffies, so every run exercises the
  * extension); the time line is monotonic from there.
@@ -42,7 +44,8 @@
  *
  * @par CPU time
  * utim_port_cpu_ns() is the time on the time line not spent halted in WFI
- * (interrupt handlers count as busy): two counter reads per WFI.
+ * (interrupt handlers count as busy): two counter reads per WFI (on RISC-V
+ * the WFI of the same loop: it wakes on any interrupt enabled in mie).
  */
 #ifndef UTIM_BOARDS_SLEEP_MCU_H
 #define UTIM_BOARDS_SLEEP_MCU_H
@@ -60,15 +63,18 @@ extern "C" {
 #define MCU_SLEEP_WRAP_OVERFLOW 0u
 /** @brief mcu_sleep_board_t::wrap: quarter-range markers on compare channel wrap_ch. */
 #define MCU_SLEEP_WRAP_QUARTER 1u
+/** @brief mcu_sleep_board_t::wrap: a 64-bit clock, used as it is (no wrap to extend). */
+#define MCU_SLEEP_WRAP_NONE 2u
 /** @brief mcu_sleep_board_t::alarm_ch: the alarm is the overflow of a written counter. */
 #define MCU_SLEEP_ALARM_OVERFLOW 0xffu
 
 /** @brief The timers a board gives the sleep port (defined by the board). */
 typedef struct mcu_sleep_board {
-  const utim_periph_t *clock; /**< free-running counter of the time line (width <= 32) */
+  const utim_periph_t *clock; /**< free-running counter of the time line (width <= 32; 64 with
+                                   MCU_SLEEP_WRAP_NONE) */
   uint32_t hz;                /**< frequency of the clock and of the alarm, Hz */
   uint32_t start;             /**< counter value the time line starts from */
-  uint8_t wrap;               /**< MCU_SLEEP_WRAP_OVERFLOW or MCU_SLEEP_WRAP_QUARTER */
+  uint8_t wrap;               /**< MCU_SLEEP_WRAP_OVERFLOW, _QUARTER or _NONE */
   uint8_t wrap_ch;            /**< QUARTER: compare channel of clock used for the markers */
   uint8_t alarm_ch;           /**< compare channel of clock, or MCU_SLEEP_ALARM_OVERFLOW */
   /** @brief OVERFLOW: whether the clock's wrap interrupt is pending, not yet taken. */
