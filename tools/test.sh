@@ -3,12 +3,12 @@
 #
 # Installs what is missing (tools/deps.sh), then configures, builds and runs
 # ctest for each preset in UTIM_TEST_PRESETS (default: host host-asan
-# host-tsan aarch64-linux mps2-an385 microbit netduinoplus2 virt-rv32
-# virt-rv64; host-tsan builds and runs only the native tests, the ones with
-# threads, under ThreadSanitizer; aarch64-linux is the host build for Linux
-# on aarch64, its tests run under qemu-aarch64; mps2-an385, microbit and
-# netduinoplus2 are Cortex-M boards cross-built with arm-none-eabi-gcc whose
-# tests run under qemu-system-arm; virt-rv32 and virt-rv64 are QEMU's RISC-V
+# host-tsan aarch64-linux mps2-an385 microbit netduinoplus2 lm3s6965evb
+# virt-rv32 virt-rv64; host-tsan builds and runs only the native tests, the
+# ones with threads, under ThreadSanitizer; aarch64-linux is the host build
+# for Linux on aarch64, its tests run under qemu-aarch64; mps2-an385,
+# microbit, netduinoplus2 and lm3s6965evb are Cortex-M boards cross-built
+# with arm-none-eabi-gcc whose tests run under qemu-system-arm; virt-rv32 and virt-rv64 are QEMU's RISC-V
 # virt machine, cross-built with riscv64-unknown-elf-gcc + picolibc, run
 # under qemu-system-riscv32/64).
 # Every preset runs even when an earlier one failed, so one run shows
@@ -31,7 +31,7 @@ cd "$root"
 # shellcheck source=tools/deps.sh
 source "$root/tools/deps.sh"
 
-read -r -a presets <<<"${UTIM_TEST_PRESETS:-host host-asan host-tsan aarch64-linux mps2-an385 microbit netduinoplus2 virt-rv32 virt-rv64}"
+read -r -a presets <<<"${UTIM_TEST_PRESETS:-host host-asan host-tsan aarch64-linux mps2-an385 microbit netduinoplus2 lm3s6965evb virt-rv32 virt-rv64}"
 jobs=${UTIM_JOBS:-2}
 # Per-test limit for tests that set none themselves; keeps a hung test from
 # eating CI's time.
