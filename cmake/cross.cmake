@@ -62,6 +62,27 @@ foreach(drv IN LISTS UTIM_BOARD_DRIVERS)
   list(APPEND UTIM_BOARD_DRIVER_TARGETS utim_drv_${drv})
 endforeach()
 
+# utim_add_mcu_board(<architecture sources...>), called by boards/<arch>/:
+# utim_board_<board> from the board's folder (board.c, or UTIM_BOARD_C, and
+# every other .c there), the architecture's shared sources given here (paths
+# relative to boards/<arch>), the bare-metal boards' shared code (boards/mcu)
+# and the board's drivers, linked with the board's linker.ld, which includes
+# boards/<arch>/sections.ld.
+function(utim_add_mcu_board)
+  set(b ${utim_SOURCE_DIR}/boards/${UTIM_BOARD})
+  set(arch ${CMAKE_CURRENT_SOURCE_DIR})
+  get_filename_component(board_h_dir ${UTIM_BOARD_C} DIRECTORY)
+  file(GLOB board_src CONFIGURE_DEPENDS ${b}/*.c)
+  list(REMOVE_ITEM board_src ${b}/board.c)
+  utim_add_board(${UTIM_BOARD}
+    SOURCES ${UTIM_BOARD_C} ${board_src} ${ARGN} ${utim_SOURCE_DIR}/boards/mcu/sleep_mcu.c
+    DRIVERS ${UTIM_BOARD_DRIVERS}
+    INCLUDE ${board_h_dir} ${b} ${arch} ${utim_SOURCE_DIR}/boards/mcu)
+  target_link_options(utim_board_${UTIM_BOARD}_lib INTERFACE -T ${b}/linker.ld -L ${arch})
+  set_property(TARGET utim_board_${UTIM_BOARD}_lib APPEND PROPERTY INTERFACE_LINK_DEPENDS
+    ${b}/linker.ld ${arch}/sections.ld)
+endfunction()
+
 # ---- sizeof of the instance types for this CPU (read back with nm)
 add_library(utim_sizes_probe OBJECT ${utim_SOURCE_DIR}/tests/checks/cm4_sizes.c)
 target_include_directories(utim_sizes_probe PRIVATE ${utim_SOURCE_DIR}/include)
