@@ -2,7 +2,7 @@
 """Turn the benchmark results (results/*.json) into one HTML page with figures.
 
 Reads what `bash tools/bench.sh` writes (ops, tm, stress, stress_sim, clock,
-sleep, timeout, timeout_sim, htm_synth; ops_<board>.json from the Cortex-M
+sleep, timeout, timeout_sim, htm_synth; ops_<board>.json from the bare-metal
 firmware when present) and writes results/report.html with PNG figures in
 results/report/. A benchmark whose JSON is missing is listed as not run.
 Needs matplotlib (Debian python3-matplotlib).
@@ -177,7 +177,7 @@ def ops_section(rep):
                       "and clear through the uAPI on an instance known at compile time and at "
                       "run time, through the driver's hAPI function, and (sim) through RIOT's periph_timer "
                       "API over the uAPI: callgrind on the host, "
-                      "QEMU -icount on the Cortex-M boards (utim-bench ops, bench_ops_<board>).")
+                      "QEMU -icount on the bare-metal boards (utim-bench ops, bench_ops_<board>).")
     body += table(["board", "driver", "op", "api", "instance", "ns", "instr.", "extra instr."],
                   rows)
     rep.section("ops", "Operation cost: uAPI vs hAPI (uTimer Fig. 6)", body)
