@@ -215,8 +215,16 @@ static int mcu_prepare(const mcu_target_t *t) {
   return rc;
 }
 
+#define MCU_NO_WRITE_NOTE "the counter cannot be written (no UTIM_CAP_WRITE)"
+
+/* write on an instance whose counter cannot be written: n/a, not measured. */
+static bool write_na(const mcu_target_t *t, const bench_case_t *k) {
+  return k->op == BENCH_OP_WRITE && (utim_caps(t->set->ct) & UTIM_CAP_WRITE) == 0u;
+}
+
 static bool case_na(const mcu_target_t *t, const bench_case_t *k) {
-  return (k->op == BENCH_OP_SET || k->op == BENCH_OP_CLEAR) && utim_channels(t->set->ct) == 0u;
+  return ((k->op == BENCH_OP_SET || k->op == BENCH_OP_CLEAR) && utim_channels(t->set->ct) == 0u) ||
+         write_na(t, k);
 }
 
 static bool same_clock(const utim_clock_desc_t *a, const utim_clock_desc_t *b) {
@@ -345,7 +353,7 @@ static int prepare_for(const mcu_target_t *t, const bench_case_t *k) {
 static void measure_case(const mcu_target_t *t, const bench_case_t *k, mcu_result_t *res) {
   th_context("%s %s %s", t->set->driver, bench_op_name(k->op), bench_path_name(k->path));
   if (case_na(t, k)) {
-    TH_SKIP("n/a: %s", t->no_channel_note);
+    TH_SKIP("n/a: %s", write_na(t, k) ? MCU_NO_WRITE_NOTE : t->no_channel_note);
   }
   if (!baseline.valid) {
     TH_SKIP("no stopwatch");
@@ -555,6 +563,9 @@ static void print_table(void) {
     if (utim_channels(targets[t].set->ct) == 0u) {
       th_printf("  n/a: %s set and clear: %s\n", targets[t].set->driver,
                 targets[t].no_channel_note);
+    }
+    if ((utim_caps(targets[t].set->ct) & UTIM_CAP_WRITE) == 0u) {
+      th_printf("  n/a: %s write: " MCU_NO_WRITE_NOTE "\n", targets[t].set->driver);
     }
   }
 }
