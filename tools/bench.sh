@@ -10,8 +10,9 @@
 # ~10 s sim, clock ~60 s: its background drift measurement of utim_now()
 # against CLOCK_MONOTONIC_RAW runs for one minute, sleep ~20 s, timeout ~30 s
 # with cyclictest, the sim timeout matrix, cmsis ~5 s, ops and cmsis as
-# firmware of microbit and mps2-an385, ops on the RISC-V virt machine (RV32, RV64), under QEMU (builds
-# ~1 min the first time), the HTM's FPGA
+# firmware of microbit and mps2-an385, ops on lm3s6965evb and on the RISC-V
+# virt machine (RV32, RV64), under QEMU (builds ~1 min each the first time),
+# the HTM's FPGA
 # cost with yosys ~1.5 min); then results/report.html (tools/report.py).
 # --long: more runs and samples everywhere (about 12 minutes).
 #
@@ -115,16 +116,19 @@ for board in microbit mps2-an385; do
   grep -h '^# ' "build/$board/logs/bench_cmsis_$board.log"
   echo "==== bench ops and cmsis on $board: JSON in results/{ops,cmsis}_$board.json ($((SECONDS - t0)) s)"
 done
-# The `ops` firmware on the RISC-V virt machine, RV32 and RV64 (one board,
-# riscv-virt, two presets): results/ops_virt-rv32.json, ops_virt-rv64.json.
-for preset in virt-rv32 virt-rv64; do
+# The `ops` firmware alone on the Stellaris board (its GPTM driver) and on the
+# RISC-V virt machine, RV32 and RV64 (one board, riscv-virt, two presets):
+# results/ops_<preset>.json. Each entry is preset:board.
+for pb in lm3s6965evb:lm3s6965evb virt-rv32:riscv-virt virt-rv64:riscv-virt; do
+  preset=${pb%%:*}
+  board=${pb#*:}
   echo "==== bench ops on $preset (firmware under QEMU)"
   t0=$SECONDS
   cmake --preset "$preset" </dev/null >/dev/null
-  cmake --build --preset "$preset" -j "${UTIM_JOBS:-2}" --target bench_ops_riscv-virt \
+  cmake --build --preset "$preset" -j "${UTIM_JOBS:-2}" --target "bench_ops_$board" \
     </dev/null >/dev/null
-  ctest --preset "$preset" -R '^bench_ops_riscv-virt$' </dev/null >/dev/null
-  grep -h '^{"benchmark":"ops"' "build/$preset/logs/bench_ops_riscv-virt.log" \
+  ctest --preset "$preset" -R "^bench_ops_$board\$" </dev/null >/dev/null
+  grep -h '^{"benchmark":"ops"' "build/$preset/logs/bench_ops_$board.log" \
     >"$results/ops_$preset.json"
   echo "==== bench ops on $preset: JSON in results/ops_$preset.json ($((SECONDS - t0)) s)"
 done
