@@ -11,10 +11,13 @@ set(UTIM_BOARD_QEMU_MACHINE lm3s6965evb)
 # Extra qemu-system-arm arguments: none.
 set(UTIM_BOARD_QEMU_ARGS)
 # No precise-sleep port (tests/sleep): under QEMU the board's only readable
-# counter is SysTick, whose wrap (2^24 cycles, 1.3 s at 12.5 MHz) is too slow
-# for the time line's wrap test and which leaves nothing to be the alarm; the
-# GPTMs' time-outs are modelled but their counters cannot be read
-# (boards/lm3s6965evb/board.h).
+# counter is SysTick (no write, so the time line cannot start near its wrap,
+# 1.3 s away), and the alarm would have to be a GPTM time-out, which QEMU 7.2
+# under -icount sleep=off does not wake WFI for until the timer's second
+# time-out (measured: a WFI armed for 12,500 cycles returns after 25,003; with
+# sleep=on after about 12,500): every coarse sleep would end a whole period
+# late. Checked with a sleep port built that way (SysTick time line, GPTM 0's
+# top as the alarm), which then missed 10 ms sleeps by 9 ms.
 set(UTIM_BOARD_SLEEP OFF)
 # One timer in the table under QEMU (SysTick): no stress or cmsis firmware, which time
 # one instance against another (bench/mcu). The ops firmware measures the GPTM driver
