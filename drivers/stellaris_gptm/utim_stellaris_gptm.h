@@ -34,7 +34,10 @@
  * these instances in its table under QEMU (a utim instance reads its
  * counter); tests/gptm drives this driver's event path (top,
  * overflow interrupt, mask, stop) on Timer 0 against SysTick. The read
- * path and the TAILR + 1 period are the data sheet's, not verified.
+ * path and the TAILR + 1 period are the data sheet's, not verified. One
+ * more quirk of the model: with -icount sleep=off a core halted in WFI is
+ * woken only at the timer's second time-out (so the board has no precise
+ * sleep on it; boards/lm3s6965evb/board.cmake).
  */
 #ifndef UTIM_STELLARIS_GPTM_H
 #define UTIM_STELLARIS_GPTM_H
