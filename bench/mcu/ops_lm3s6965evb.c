@@ -24,13 +24,7 @@
 #include "harness.h"
 #include "utim_stellaris_gptm.h"
 
-static const utim_clock_desc_t gptm_ct_clocks[1] = {
-    {.hz = LM3S_SYSCLK_HZ,
-     .cls = UTIM_CLASS_HF,
-     .div_kind = UTIM_DIV_LINEAR,
-     .div_lo = 1u,
-     .div_hi = 1u},
-};
+static const utim_clock_desc_t gptm_ct_clocks[1] = {LM3S_GPTM_CLOCK_DESC};
 UTIM_STELLARIS_GPTM_DEFINE(gptm_ct, "LM3S_GPTM0", LM3S_GPTM_BASE(0), gptm_ct_clocks);
 
 /* The run-time path's instance (the board's, where it has one). */

@@ -25,13 +25,7 @@ static const utim_clock_desc_t lm3s_systick_clk[1] = {
 UTIM_SYSTICK_DEFINE(lm3s_systick, "LM3S_SYSTICK", lm3s_systick_clk);
 
 #ifdef LM3S6965_SILICON
-static const utim_clock_desc_t lm3s_sysclk[1] = {
-    {.hz = LM3S_SYSCLK_HZ,
-     .cls = UTIM_CLASS_HF,
-     .div_kind = UTIM_DIV_LINEAR,
-     .div_lo = 1u,
-     .div_hi = 1u},
-};
+static const utim_clock_desc_t lm3s_sysclk[1] = {LM3S_GPTM_CLOCK_DESC};
 UTIM_STELLARIS_GPTM_DEFINE(lm3s_gptm0, "LM3S_GPTM0", LM3S_GPTM_BASE(0), lm3s_sysclk);
 UTIM_STELLARIS_GPTM_DEFINE(lm3s_gptm1, "LM3S_GPTM1", LM3S_GPTM_BASE(1), lm3s_sysclk);
 UTIM_STELLARIS_GPTM_DEFINE(lm3s_gptm2, "LM3S_GPTM2", LM3S_GPTM_BASE(2), lm3s_sysclk);

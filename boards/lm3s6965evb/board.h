@@ -50,6 +50,16 @@ enum lm3s6965evb_timer_index {
 
 /** @brief System clock after reset as QEMU 7.2 models it (200 MHz / 16), Hz. */
 #define LM3S_SYSCLK_HZ 12500000u
+/**
+ * @brief Initializer of the GPTMs' one clock input (utim_clock_desc_t): the
+ *        system clock, divider 1 (no prescaler in the 32-bit modes). For
+ *        the board and for programs that define a GPTM instance of their own.
+ */
+#define LM3S_GPTM_CLOCK_DESC                                                                       \
+  {                                                                                                \
+    .hz = LM3S_SYSCLK_HZ, .cls = UTIM_CLASS_HF, .div_kind = UTIM_DIV_LINEAR, .div_lo = 1u,         \
+    .div_hi = 1u                                                                                   \
+  }
 /** @brief Base of GPTM @p n (0..3). */
 #define LM3S_GPTM_BASE(n) (0x40030000u + 0x1000u * (n))
 /** @brief NVIC line of GPTM 0, timer A. */

@@ -32,8 +32,8 @@ void ct_case_periodic(const utim_periph_t *p) {
      * a fast counter the interrupts alone move a counted wait by half a
      * period). */
     if ((k_want + 2u) * period <= utim_max(p) / 2u) {
-      while (ct_dist(p, s, utim_read(p)) % period < period / 4u ||
-             ct_dist(p, s, utim_read(p)) % period > 3u * period / 4u) {
+      for (uint64_t ph = ct_dist(p, s, utim_read(p)) % period;
+           ph < period / 4u || ph > 3u * period / 4u; ph = ct_dist(p, s, utim_read(p)) % period) {
         tb_wait_ticks(p, 1u);
       }
     }

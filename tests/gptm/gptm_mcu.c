@@ -31,13 +31,7 @@
 #define SLACK    200u /* cycles of interrupt entry and dispatch, either way */
 #define MAX_EVTS 16u
 
-static const utim_clock_desc_t g0_clk[1] = {
-    {.hz = LM3S_SYSCLK_HZ,
-     .cls = UTIM_CLASS_HF,
-     .div_kind = UTIM_DIV_LINEAR,
-     .div_lo = 1u,
-     .div_hi = 1u},
-};
+static const utim_clock_desc_t g0_clk[1] = {LM3S_GPTM_CLOCK_DESC};
 UTIM_STELLARIS_GPTM_DEFINE(g0, "LM3S_GPTM0", LM3S_GPTM_BASE(0), g0_clk);
 
 static const utim_periph_t *g_st; /* SysTick, the reference */
