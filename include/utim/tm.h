@@ -222,10 +222,14 @@ int utim_tm_start_at(utim_tm_t *tm, utim_tm_timer_t *t, uint64_t when, uint64_t 
 /**
  * @brief Stop @p t. When it returns, its callback does not run for the
  *        setting it ended; from the timer's own callback, a periodic timer
- *        stops there. Stopping a timer that is not pending is fine.
+ *        stops there. Stopping a timer that is not pending is fine. Like
+ *        Linux's del_timer(), it tells whether there was a setting to end
+ *        (read under the lock, so a caller learns it without a second lock
+ *        around the call: a one-shot that expired is not pending).
  * @param tm the manager
  * @param t  the timer
- * @retval 0 stopped (or was not pending)
+ * @retval 1 stopped: it was pending
+ * @retval 0 it was not pending (nothing changed)
  * @retval -EINVAL NULL argument or manager not running
  */
 int utim_tm_stop(utim_tm_t *tm, utim_tm_timer_t *t);

@@ -127,8 +127,9 @@ void utim_tm_wheel_insert(utim_tm_wheel_t *w, utim_tm_node_t *node, uint64_t exp
  * @brief Take @p node off the wheel; nothing when it is not on it. O(1).
  * @param w    the wheel
  * @param node the node
+ * @return whether it was on the wheel
  */
-void utim_tm_wheel_remove(utim_tm_wheel_t *w, utim_tm_node_t *node);
+bool utim_tm_wheel_remove(utim_tm_wheel_t *w, utim_tm_node_t *node);
 
 /**
  * @brief The earliest tick at which an entry can expire, a lower bound of

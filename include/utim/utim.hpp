@@ -193,7 +193,8 @@ public:
     const std::uint64_t hz = utim_freq(tm_.p);
     return utim_tm_start(&tm_, &t_, to_ticks(d, hz), to_ticks(period, hz));
   }
-  /** @brief Stop it: its callback does not run for this setting afterwards. */
+  /** @brief Stop it: its callback does not run for this setting afterwards.
+   *  @return 1 when it was pending, 0 when not (utim_tm_stop()) */
   int stop() { return utim_tm_stop(&tm_, &t_); }
   /** @brief Whether it is pending. */
   bool pending() const {

@@ -71,7 +71,8 @@ int utim_tm_task_clear(utim_tm_tasks_t *ts, unsigned id) {
   if (ts->ops != NULL) {
     ts->ops->clear(ts, id);
   } else {
-    rc = utim_tm_stop(ts->tm, &ts->timers[id]);
+    const int st = utim_tm_stop(ts->tm, &ts->timers[id]); /* 1: was pending */
+    rc = st < 0 ? st : 0;
   }
   ts->wake[id / 32u] &= ~((uint32_t)1 << (id % 32u));
   utim_port_unlock(key);

@@ -228,7 +228,7 @@ int utim_tm_init(utim_tm_t *tm, const utim_periph_t *p, unsigned ch, utim_tm_mod
 /* Take every pending timer off the wheel (their nodes read "not pending"). */
 static void drop_list(utim_tm_wheel_t *w, utim_tm_link_t *head) {
   while (head->next != head) {
-    utim_tm_wheel_remove(w, (utim_tm_node_t *)(void *)head->next);
+    (void)utim_tm_wheel_remove(w, (utim_tm_node_t *)(void *)head->next);
   }
 }
 
@@ -304,7 +304,7 @@ static int start_internal(utim_tm_t *tm, utim_tm_timer_t *t, bool relative, uint
   if (at - now >= TM_HALF) {
     at = now; /* in the past: due at once */
   }
-  utim_tm_wheel_remove(&tm->wheel, &t->node);
+  (void)utim_tm_wheel_remove(&tm->wheel, &t->node);
   t->period = period;
   utim_tm_wheel_insert(&tm->wheel, &t->node, at);
   if (tm->mode == UTIM_TM_TICKLESS) {
@@ -327,9 +327,9 @@ int utim_tm_stop(utim_tm_t *tm, utim_tm_timer_t *t) {
     return -EINVAL;
   }
   const uint32_t key = utim_port_lock();
-  utim_tm_wheel_remove(&tm->wheel, &t->node);
+  const bool was = utim_tm_wheel_remove(&tm->wheel, &t->node);
   utim_port_unlock(key);
-  return 0;
+  return was ? 1 : 0;
 }
 
 bool utim_tm_pending(const utim_tm_timer_t *t) {

@@ -131,12 +131,13 @@ void utim_tm_wheel_insert(utim_tm_wheel_t *w, utim_tm_node_t *node, uint64_t exp
   w->count++;
 }
 
-void utim_tm_wheel_remove(utim_tm_wheel_t *w, utim_tm_node_t *node) {
+bool utim_tm_wheel_remove(utim_tm_wheel_t *w, utim_tm_node_t *node) {
   if (!utim_tm_node_pending(node)) {
-    return;
+    return false;
   }
   unlink_node(w, node);
   w->count--;
+  return true;
 }
 
 bool utim_tm_wheel_next(const utim_tm_wheel_t *w, uint64_t *out) {

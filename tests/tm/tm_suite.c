@@ -318,7 +318,7 @@ static void c_stop_restart(void *arg) {
             rec_start(3, 3u * u, 0u) && rec_start(4, u, 0u);
   if (ok) {
     tb_wait_ticks(run->p, u);
-    TH_EQ(utim_tm_stop(&tm, &recs[0].t), 0);
+    TH_EQ(utim_tm_stop(&tm, &recs[0].t), 1); /* pending: it says so */
     TH_CHECK(!utim_tm_pending(&recs[0].t));
     ok = rec_start(1, 3u * u, 0u);
   }

@@ -139,7 +139,7 @@ static void t_errors(void *arg) {
   uint64_t v = 0;
   TH_EQ(utim_tm_expiry(&m, &t, &v), -ENOENT);
   TH_EQ(utim_tm_remaining(&m, &t, &v), -ENOENT);
-  TH_EQ(utim_tm_stop(&m, &t), 0); /* not pending: fine */
+  TH_EQ(utim_tm_stop(&m, &t), 0); /* not pending: fine, and said */
   TH_EQ(utim_tm_start(&m, &t, 1000u, 0), 0);
   TH_EQ(utim_tm_remaining(&m, &t, &v), 0);
   TH_CHECKF(v <= 1000u && v >= 990u, "remaining %" PRIu64, v);
@@ -150,6 +150,12 @@ static void t_errors(void *arg) {
   TH_CHECKF(v2 <= v && v2 + 5u >= v, "remaining %" PRIu64 " then %" PRIu64, v, v2);
   TH_EQ(utim_tm_expiry(&m, &t, &v), 0);
   TH_CHECKF(v - utim_tm_now(&m) == v2 || v - utim_tm_now(&m) + 1u == v2, "expiry %" PRIu64, v);
+  /* Stop says whether a setting ended: 1 once, then 0. */
+  TH_EQ(utim_tm_stop(&m, &t), 1);
+  TH_CHECK(!utim_tm_pending(&t));
+  TH_EQ(utim_tm_stop(&m, &t), 0);
+  TH_EQ(utim_tm_stop(NULL, &t), -EINVAL);
+  TH_EQ(utim_tm_start(&m, &t, 1000u, 0), 0);
   TH_EQ(utim_tm_deinit(&m), 0);
   TH_CHECK(!utim_tm_pending(&t));
   TH_EQ(utim_tm_deinit(&m), -EINVAL);
@@ -473,7 +479,8 @@ static void t_random(void *arg) {
         rand_start(m);
       } else if (r < 5u) {
         last_op = "stop";
-        TH_EQ(utim_tm_stop(&tm, &m->t), 0);
+        /* It tells whether there was a setting to end, as the model has it. */
+        TH_EQ(utim_tm_stop(&tm, &m->t), m->pending ? 1 : 0);
         m->pending = false;
       } else if (r < 6u) {
         last_op = "interrupts off";
@@ -507,7 +514,7 @@ static void t_random(void *arg) {
     for (unsigned i = 0; i < NT; i++) {
       timers[i].action = 0;
       if (timers[i].period != 0u) {
-        TH_EQ(utim_tm_stop(&tm, &timers[i].t), 0);
+        TH_EQ(utim_tm_stop(&tm, &timers[i].t), timers[i].pending ? 1 : 0);
         timers[i].pending = false;
       }
     }

@@ -151,9 +151,9 @@ static void t_order_and_remove(void *arg) {
   /* Removed ones never expire, wherever they are. */
   utim_tm_wheel_insert(&wheel, &nodes[4].node, 100000u);
   utim_tm_wheel_insert(&wheel, &nodes[5].node, 100000u + ((uint64_t)1 << 60));
-  utim_tm_wheel_remove(&wheel, &nodes[4].node);
-  utim_tm_wheel_remove(&wheel, &nodes[5].node);
-  utim_tm_wheel_remove(&wheel, &nodes[5].node); /* not pending: nothing */
+  TH_CHECK(utim_tm_wheel_remove(&wheel, &nodes[4].node));
+  TH_CHECK(utim_tm_wheel_remove(&wheel, &nodes[5].node));
+  TH_CHECK(!utim_tm_wheel_remove(&wheel, &nodes[5].node)); /* not pending: nothing */
   TH_EQU(wheel.count, 4);
   TH_EQU(utim_tm_wheel_advance(&wheel, (uint64_t)1 << 62, record, NULL), 4);
   TH_CHECK(log_n == 4u && log_id[0] == 3u && log_id[1] == 0u && log_id[2] == 1u && log_id[3] == 2u);
@@ -171,7 +171,7 @@ static void periodic_fn(utim_tm_node_t *n, void *ctx) {
   if (t->id == 0u && fn_calls < 10u) {
     utim_tm_wheel_insert(&wheel, n, n->expiry + 1000u);
     if (fn_calls == 3u) {
-      utim_tm_wheel_remove(&wheel, &nodes[1].node);
+      (void)utim_tm_wheel_remove(&wheel, &nodes[1].node);
       utim_tm_wheel_insert(&wheel, &nodes[2].node, utim_tm_wheel_time(&wheel) - 5u);
     }
   }
@@ -233,8 +233,9 @@ static void m_insert(unsigned id, uint64_t e) {
 }
 
 static void m_remove(unsigned id) {
+  /* It says whether the entry was on the wheel, as the model has it. */
+  TH_EQ(utim_tm_wheel_remove(&wheel, &nodes[id].node), mdl[id].pending);
   mdl[id].pending = false;
-  utim_tm_wheel_remove(&wheel, &nodes[id].node);
 }
 
 /* The model's earliest pending entry, or NNODES. */
