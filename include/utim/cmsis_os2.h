@@ -122,7 +122,9 @@ const char *osTimerGetName(osTimerId_t timer_id);
 /**
  * @brief Start or restart a timer: it fires @p ticks kernel ticks from the
  *        call (periodic: every @p ticks after that, on that grid; see the
- *        file's description for a ticked manager).
+ *        file's description for a ticked manager). A callback of the setting
+ *        it replaces that was already deferred to the timer context is
+ *        dropped.
  * @retval osOK            started
  * @retval osErrorParameter an invalid id, or @p ticks 0
  * @retval osErrorISR      called from an interrupt

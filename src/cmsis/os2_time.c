@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stdalign.h>
+#include <stdatomic.h>
 #include <stddef.h>
 
 #include "utim/cmsis_os2.h"
@@ -24,10 +25,13 @@ typedef struct os2_timer {
   void *arg;
   const char *name;
   uint32_t magic;
-  uint32_t gen;          /* bumped by start, stop and delete */
-  uint32_t deferred_gen; /* gen when its last expiry was deferred */
+  /* Bumped by start, stop and delete (thread context only, so one writer
+   * at a time; relaxed loads and stores, which are plain ones on every
+   * target, because the manager's interrupt reads it), so a deferred
+   * callback of an earlier setting is dropped. */
+  _Atomic uint32_t gen;
+  uint32_t deferred_gen; /* gen when its last expiry was deferred (under the port lock) */
   uint8_t type;
-  uint8_t running;
   uint8_t from_pool;
 } os2_timer_t;
 
@@ -41,8 +45,10 @@ _Static_assert(sizeof(os2_timer_t) + alignof(os2_timer_t) - alignof(void *) <=
 static struct {
   utim_tm_t *tm;
   const utim_os2_binding_t *b;
-  uint64_t ratio; /* manager ticks per kernel tick */
-  uint64_t early; /* span(): a ticked manager's tick - 1 (at most ratio - 1), else 0 */
+  /* Manager ticks per kernel tick: 32 bits (sys_hz / tick_hz), so a kernel
+   * tick count converts with one 32 x 32 -> 64 multiply. */
+  uint32_t ratio;
+  uint32_t early; /* span(): a ticked manager's tick - 1 (at most ratio - 1), else 0 */
   /* The last kernel tick found (its index and the manager time it began
    * at), under the port lock: see tick64(). */
   uint64_t base_idx;
@@ -66,7 +72,8 @@ int utim_os2_init(utim_tm_t *tm, uint32_t sys_hz, uint32_t tick_hz,
   g.sys_hz = sys_hz;
   g.tick_hz = tick_hz;
   g.ratio = sys_hz / tick_hz;
-  g.early = tm->mode == UTIM_TM_TICKED ? (tm->tick < g.ratio ? tm->tick : g.ratio) - 1u : 0u;
+  g.early =
+      tm->mode == UTIM_TM_TICKED ? (uint32_t)(tm->tick < g.ratio ? tm->tick : g.ratio) - 1u : 0u;
   g.base_idx = 0u;
   g.base_start = 0u;
   g.lost = 0;
@@ -100,7 +107,7 @@ static uint64_t tick64(void) {
     g.base_idx += q;
     g.base_start += q * g.ratio;
   } else if (d >= g.ratio) {
-    const uint32_t q = (uint32_t)d / (uint32_t)g.ratio;
+    const uint32_t q = (uint32_t)d / g.ratio;
     g.base_idx += q;
     g.base_start += (uint64_t)q * g.ratio;
   }
@@ -125,18 +132,24 @@ uint32_t osKernelGetSysTimerFreq(void) {
   return g.sys_hz;
 }
 
+/* @p n kernel ticks in the manager's ticks. */
+OS2_INLINE static uint64_t mticks(uint32_t n) {
+  return (uint64_t)n * g.ratio;
+}
+
 /*
- * Manager ticks from now to the end of a delay or timer of @p n kernel
- * ticks: n x ratio on a tickless manager (exactly n ticks, and no read of
- * the time beyond the manager's own). A ticked manager serves an expiry at
- * its first tick boundary at or after it: asking for one of its ticks less
- * (plus one count) makes that the boundary at or before now + n x ratio,
- * so the span is n kernel ticks less at most one of the manager's, as on
+ * Manager ticks from now to the end of a delay or timer lasting @p d of
+ * them (mticks() of its kernel ticks): all d on a tickless manager
+ * (exactly the kernel ticks, and no read of the time beyond the manager's
+ * own). A ticked manager serves an expiry at its first tick boundary at or
+ * after it: asking for one of its ticks less (plus one count) makes that
+ * the boundary at or before now + d, so the span is the kernel ticks less
+ * at most one of the manager's, as on
  * RTX ("up to one tick less"), and with the manager's tick the kernel's the
  * expiry falls on a kernel tick boundary.
  */
-OS2_INLINE static uint64_t span(uint32_t n) {
-  return (uint64_t)n * g.ratio - g.early;
+OS2_INLINE static uint64_t span(uint64_t d) {
+  return d - g.early;
 }
 
 static osStatus_t wait_until(uint64_t deadline) {
@@ -153,7 +166,7 @@ osStatus_t osDelay(uint32_t ticks) {
   if (ticks == 0u) {
     return osErrorParameter;
   }
-  return wait_until(utim_tm_now(g.tm) + span(ticks));
+  return wait_until(utim_tm_now(g.tm) + span(mticks(ticks)));
 }
 
 osStatus_t osDelayUntil(uint32_t ticks) {
@@ -171,16 +184,25 @@ osStatus_t osDelayUntil(uint32_t ticks) {
   return wait_until((now + ahead) * g.ratio);
 }
 
-/* The manager's interrupt: hand the callback to the timer context. */
+/* A timer's generation (see os2_timer_t). */
+OS2_INLINE static uint32_t gen_of(const os2_timer_t *c) {
+  return atomic_load_explicit(&c->gen, memory_order_relaxed);
+}
+
+/* A new generation: no deferred callback of the ones before runs. */
+OS2_INLINE static void gen_bump(os2_timer_t *c) {
+  atomic_store_explicit(&c->gen, gen_of(c) + 1u, memory_order_relaxed);
+}
+
+/* The manager's interrupt: hand the callback to the timer context. (A
+ * one-shot that expired is no longer pending in the manager: that is its
+ * "not running".) */
 // cppcheck-suppress constParameterCallback ; the signature is utim_tm_cb_t
 static void on_expiry(utim_tm_t *tm, utim_tm_timer_t *t, void *arg) {
   (void)tm;
   (void)t;
   os2_timer_t *c = arg;
-  if (c->type == (uint8_t)osTimerOnce) {
-    c->running = 0u;
-  }
-  c->deferred_gen = c->gen;
+  c->deferred_gen = gen_of(c);
   if (g.b->defer(g.b->ctx, c) != 0) {
     g.lost++;
   }
@@ -189,7 +211,7 @@ static void on_expiry(utim_tm_t *tm, utim_tm_timer_t *t, void *arg) {
 void utim_os2_run_deferred(void *timer) {
   os2_timer_t *c = timer;
   const uint32_t key = utim_port_lock();
-  const bool live = c != NULL && c->magic == OS2_MAGIC && c->deferred_gen == c->gen;
+  const bool live = c != NULL && c->magic == OS2_MAGIC && c->deferred_gen == gen_of(c);
   const osTimerFunc_t fn = live ? c->func : NULL;
   void *arg = live ? c->arg : NULL;
   utim_port_unlock(key);
@@ -202,10 +224,11 @@ uint32_t utim_os2_lost_expiries(void) {
   return g.lost;
 }
 
-/* The control block in the memory @p mem (pointer-aligned) begins at. */
+/* The control block in the memory @p mem (pointer-aligned) begins at: the
+ * next address aligned for it (a negation, a mask and an add). */
 OS2_INLINE static os2_timer_t *block_of(void *mem) {
-  const size_t mis = (uintptr_t)mem % alignof(os2_timer_t);
-  return (os2_timer_t *)(void *)((char *)mem + (mis != 0u ? alignof(os2_timer_t) - mis : 0u));
+  const uintptr_t pad = (0u - (uintptr_t)mem) & (alignof(os2_timer_t) - 1u);
+  return (os2_timer_t *)(void *)((char *)mem + pad);
 }
 
 /* A timer's id is its memory (cb_mem, or the pool's block). */
@@ -253,13 +276,15 @@ osTimerId_t osTimerNew(osTimerFunc_t func, osTimerType_t type, void *argument,
     id = c;
     from_pool = true;
   }
-  *c = (os2_timer_t){.func = func,
-                     .arg = argument,
-                     .name = attr != NULL ? attr->name : NULL,
-                     .magic = OS2_MAGIC,
-                     .type = (uint8_t)type,
-                     .from_pool = from_pool ? 1u : 0u};
+  c->func = func;
+  c->arg = argument;
+  c->name = attr != NULL ? attr->name : NULL;
+  c->deferred_gen = 0u;
+  c->type = (uint8_t)type;
+  c->from_pool = from_pool ? 1u : 0u;
+  atomic_init(&c->gen, 1u);
   utim_tm_timer_init(&c->t, on_expiry, c);
+  c->magic = OS2_MAGIC;
   return id;
 }
 
@@ -269,16 +294,15 @@ const char *osTimerGetName(osTimerId_t timer_id) {
 }
 
 /* The checks of a thread-only timer call: no kernel (osError), an interrupt
- * (osErrorISR), an invalid id (osErrorParameter); *c is the timer on osOK. */
+ * (osErrorISR), an invalid id (osErrorParameter), in that order; *c is the
+ * timer on osOK. A valid id was made by osTimerNew(), after utim_os2_init():
+ * the kernel is asked for on the error path only. */
 OS2_INLINE static osStatus_t thread_call(osTimerId_t timer_id, os2_timer_t **c) {
-  if (!ready()) {
-    return osError;
-  }
-  if (in_isr()) {
-    return osErrorISR;
-  }
   *c = timer_of(timer_id);
-  return *c != NULL ? osOK : osErrorParameter;
+  if (*c == NULL) {
+    return !ready() ? osError : (in_isr() ? osErrorISR : osErrorParameter);
+  }
+  return in_isr() ? osErrorISR : osOK;
 }
 
 osStatus_t osTimerStart(osTimerId_t timer_id, uint32_t ticks) {
@@ -290,13 +314,14 @@ osStatus_t osTimerStart(osTimerId_t timer_id, uint32_t ticks) {
   if (ticks == 0u) {
     return osErrorParameter;
   }
-  const uint64_t period = c->type == (uint8_t)osTimerPeriodic ? (uint64_t)ticks * g.ratio : 0u;
-  const uint32_t key = utim_port_lock();
-  c->gen++;
-  const int rc = utim_tm_start(g.tm, &c->t, span(ticks), period);
-  c->running = rc == 0 ? 1u : 0u;
-  utim_port_unlock(key);
-  return rc == 0 ? osOK : osErrorParameter;
+  const uint64_t d = mticks(ticks); /* one multiply serves both */
+  const uint64_t period = c->type == (uint8_t)osTimerPeriodic ? d : 0u;
+  /* No lock of the layer's own: the manager's start is atomic, and the new
+   * generation comes first, so a deferred callback of the setting replaced
+   * is dropped unless its expiry came before the restart took effect (in
+   * the manager's lock), and none of the new setting's can be. */
+  gen_bump(c);
+  return utim_tm_start(g.tm, &c->t, span(d), period) == 0 ? osOK : osErrorParameter;
 }
 
 osStatus_t osTimerStop(osTimerId_t timer_id) {
@@ -305,13 +330,12 @@ osStatus_t osTimerStop(osTimerId_t timer_id) {
   if (st != osOK) {
     return st;
   }
-  const uint32_t key = utim_port_lock();
-  const bool was = c->running != 0u;
-  (void)utim_tm_stop(g.tm, &c->t);
-  c->running = 0u;
-  c->gen++;
-  utim_port_unlock(key);
-  return was ? osOK : osErrorResource;
+  /* Running is pending in the manager (a one-shot that expired is not),
+   * which its stop tells atomically. The new generation comes after it: no
+   * expiry of the timer can come in between. */
+  const int was = utim_tm_stop(g.tm, &c->t);
+  gen_bump(c);
+  return was == 1 ? osOK : osErrorResource;
 }
 
 uint32_t osTimerIsRunning(osTimerId_t timer_id) {
@@ -319,7 +343,8 @@ uint32_t osTimerIsRunning(osTimerId_t timer_id) {
     return 0u;
   }
   const os2_timer_t *c = timer_of(timer_id);
-  return c != NULL && c->running != 0u ? 1u : 0u;
+  uint64_t at = 0;
+  return c != NULL && utim_tm_expiry(g.tm, &c->t, &at) == 0 ? 1u : 0u;
 }
 
 osStatus_t osTimerDelete(osTimerId_t timer_id) {
@@ -331,8 +356,7 @@ osStatus_t osTimerDelete(osTimerId_t timer_id) {
   const uint32_t key = utim_port_lock();
   (void)utim_tm_stop(g.tm, &c->t);
   c->magic = 0u;
-  c->running = 0u;
-  c->gen++;
+  gen_bump(c);
   if (c->from_pool != 0u) {
     pool_used[c - pool] = false;
   }

@@ -40,8 +40,8 @@ int main(void) {
     th_printf("# manager on %s at %lu Hz, %s\n", utim_name(g_k.p), (unsigned long)g_k.hz,
               g_k.ch == UTIM_TM_OVERFLOW ? "ticked on the overflow" : "tickless on channel 0");
   }
-  const os2_suite_env_t env = {"bare-metal (Cortex-M, PendSV timer context)", TICK_HZ, setup,
-                               teardown, &g_tm};
+  const os2_suite_env_t env = {
+      "bare-metal (Cortex-M, PendSV timer context)", TICK_HZ, setup, teardown, &g_tm, NULL};
   const int rc = os2_suite_run(&env);
   const utim_os2_cortexm_info_t i = utim_os2_cortexm_info();
   th_printf("# timer context: %lu callbacks in %lu PendSV runs; %lu delays, %lu WFI\n",

@@ -46,7 +46,7 @@ int main(void) {
   const struct sched_param sp = {.sched_priority = UTIM_OS2_POSIX_PRIORITY - 10};
   const int fifo = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
   printf("# test thread: %s\n", fifo == 0 ? "SCHED_FIFO" : "SCHED_OTHER (SCHED_FIFO refused)");
-  const os2_suite_env_t env = {"POSIX threads", TICK_HZ, setup, teardown, &g_tm};
+  const os2_suite_env_t env = {"POSIX threads", TICK_HZ, setup, teardown, &g_tm, NULL};
   const int rc = os2_suite_run(&env);
   const utim_os2_posix_info_t i = utim_os2_posix_info();
   printf("# timer thread: %s (SCHED_FIFO %s), %llu callbacks, %llu delays, %llu re-sleeps\n",

@@ -77,8 +77,95 @@ static void teardown(void) {
   (void)utim_tm_deinit(&g_tm);
 }
 
+/* ---- sim only: callbacks already deferred when a timer is stopped,
+ * restarted or deleted (virtual time passes without the timer context
+ * running, which no blocking call of the suite allows) ---- */
+
+static unsigned g_fired;
+
+static void fired_cb(void *arg) {
+  (void)arg;
+  g_fired++;
+}
+
+/* Virtual time for @p ticks kernel ticks; the timer context does not run. */
+static void pass_ticks(uint32_t ticks) {
+  sim_advance((uint64_t)ticks * (1000000000u / TICK_HZ));
+}
+
+static unsigned queued(void) {
+  return g_qtail - g_qhead;
+}
+
+static void c_deferred(void *arg) {
+  (void)arg;
+  if (!setup()) {
+    TH_CHECK(!"set-up failed");
+    return;
+  }
+  osTimerId_t per = osTimerNew(fired_cb, osTimerPeriodic, NULL, NULL);
+  osTimerId_t once = osTimerNew(fired_cb, osTimerOnce, NULL, NULL);
+  TH_CHECK(per != NULL && once != NULL);
+  g_fired = 0;
+
+  /* Stop: a periodic's deferred expiry is dropped. */
+  TH_EQ(osTimerStart(per, 2u), osOK);
+  pass_ticks(2u);
+  TH_EQU(queued(), 1u);
+  TH_EQ(osTimerStop(per), osOK);
+  run_queue();
+  TH_EQU(g_fired, 0u);
+
+  /* Restart: the replaced setting's deferred expiry is dropped, the new
+   * one comes on its own grid. */
+  TH_EQ(osTimerStart(per, 2u), osOK);
+  pass_ticks(2u);
+  TH_EQU(queued(), 1u);
+  TH_EQ(osTimerStart(per, 5u), osOK);
+  run_queue();
+  TH_EQU(g_fired, 0u);
+  pass_ticks(4u);
+  TH_EQU(queued(), 0u);
+  pass_ticks(1u);
+  TH_EQU(queued(), 1u);
+  run_queue();
+  TH_EQU(g_fired, 1u);
+  TH_EQ(osTimerStop(per), osOK);
+
+  /* A one-shot that expired is not running: its stop says so
+   * (osErrorResource) and still drops the deferred callback. */
+  TH_EQ(osTimerStart(once, 1u), osOK);
+  pass_ticks(1u);
+  TH_EQU(queued(), 1u);
+  TH_EQU(osTimerIsRunning(once), 0u);
+  TH_EQ(osTimerStop(once), osErrorResource);
+  run_queue();
+  TH_EQU(g_fired, 1u);
+
+  /* Left alone, it runs once. */
+  TH_EQ(osTimerStart(once, 1u), osOK);
+  pass_ticks(1u);
+  run_queue();
+  TH_EQU(g_fired, 2u);
+
+  /* Deleted with an expiry deferred: nothing runs. */
+  TH_EQ(osTimerStart(per, 1u), osOK);
+  pass_ticks(1u);
+  TH_EQU(queued(), 1u);
+  TH_EQ(osTimerDelete(per), osOK);
+  run_queue();
+  TH_EQU(g_fired, 2u);
+  TH_EQ(osTimerDelete(once), osOK);
+  teardown();
+}
+
+static void more_cases(void) {
+  th_run("sim: deferred callbacks dropped by stop, restart and delete, kept otherwise", c_deferred,
+         NULL);
+}
+
 int main(void) {
   th_set_putc(th_stdio_putc);
-  const os2_suite_env_t env = {"sim", TICK_HZ, setup, teardown, &g_tm};
+  const os2_suite_env_t env = {"sim", TICK_HZ, setup, teardown, &g_tm, more_cases};
   return os2_suite_run(&env);
 }

@@ -15,6 +15,7 @@
  */
 #include "os2_suite.h"
 
+#include <errno.h>
 #include <stddef.h>
 
 #include "harness.h"
@@ -135,6 +136,30 @@ static void *g_small[4];
 /* Memory at a pointer's alignment but off the 8-byte one (on a 32-bit
  * target): the block sits inside it, the id is still the memory. */
 static uint64_t g_cb_off[UTIM_OS2_TIMER_CB_SIZE / 8u + 1u];
+
+/* Before utim_os2_init(): no call touches the kernel binding (there is
+ * none), whatever the id; a zeroed control block is not a timer. */
+static void c_no_kernel(void *arg) {
+  (void)arg;
+  static uint64_t zeroed[UTIM_OS2_TIMER_CB_SIZE / 8u];
+  osTimerId_t ids[] = {NULL, zeroed, (char *)zeroed + 1};
+  for (unsigned i = 0; i < sizeof ids / sizeof ids[0]; i++) {
+    th_context("id %u", i);
+    TH_EQ(osTimerStart(ids[i], 1u), osError);
+    TH_EQ(osTimerStop(ids[i]), osError);
+    TH_EQ(osTimerDelete(ids[i]), osError);
+    TH_EQU(osTimerIsRunning(ids[i]), 0u);
+    TH_CHECK(osTimerGetName(ids[i]) == NULL);
+  }
+  th_context("%s", "");
+  TH_CHECK(osTimerNew(count_cb, osTimerOnce, NULL, NULL) == NULL);
+  TH_EQ(osDelay(1u), osError);
+  TH_EQ(osDelayUntil(1u), osError);
+  TH_EQU(osKernelGetTickCount(), 0u);
+  TH_EQU(osKernelGetSysTimerCount(), 0u);
+  uint64_t at = 0;
+  TH_EQ(utim_os2_timer_expiry(zeroed, &at), -EINVAL);
+}
 
 static void c_timer_args(void *arg) {
   (void)arg;
@@ -297,6 +322,8 @@ int os2_suite_run(const os2_suite_env_t *e) {
   th_printf("TAP version 13\n");
   th_note("CMSIS-RTOS2 time services, %s binding, kernel tick %lu Hz, control block %u bytes",
           e->binding, (unsigned long)e->tick_hz, (unsigned)UTIM_OS2_TIMER_CB_SIZE);
+  /* First: nothing has set the layer up yet in this program. */
+  th_run("no kernel set up: every call answers osError, 0 or NULL", c_no_kernel, NULL);
   th_run("kernel: tick and sys-timer frequencies, their deltas agree", c_kernel, NULL);
   th_run("kernel: the tick count follows the manager's time set back and forth", c_tick_base, NULL);
   th_run("osDelay(10) spans 10 ticks; osDelayUntil at its tick; errors", c_delay, NULL);
@@ -307,5 +334,8 @@ int os2_suite_run(const os2_suite_env_t *e) {
          c_timer_counts, NULL);
   th_run("timers: creation until the pool runs out, then again after deletes", c_pool, NULL);
   th_run("interrupt context: the standard's errors, the allowed calls answer", c_isr, NULL);
+  if (e->more_cases != NULL) {
+    e->more_cases();
+  }
   return th_finish();
 }

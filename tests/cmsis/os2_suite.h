@@ -26,6 +26,8 @@ typedef struct os2_suite_env {
   void (*teardown)(void);
   /** @brief The manager setup() started (the interrupt case runs a raw timer on it). */
   utim_tm_t *tm;
+  /** @brief Cases only this binding can run (th_run() each), after the suite's; or NULL. */
+  void (*more_cases)(void);
 } os2_suite_env_t;
 
 /**
