@@ -75,6 +75,12 @@ static int g_src[SIM_MAX_TIMERS]; /* validated chain source, -1 for none */
 static sim_timer_t g_tm[SIM_MAX_TIMERS];
 static sim_next_t g_next[SIM_MAX_TIMERS]; /* run_to()'s cache, see changed() */
 static sim_line_t g_lines[SIM_IRQ_LINES];
+/* Bit x: timer x has an event flagged whose interrupt is enabled (events &
+ * inten), kept by note_active() wherever either changes, so that the check
+ * for a pending interrupt at each unmask (every utim_port_unlock()) looks at
+ * those timers only instead of every timer's registers. */
+static uint32_t g_active;
+_Static_assert(SIM_MAX_TIMERS <= 32u, "g_active has a bit per timer");
 
 /* Devices beside the timers (sim_device_attach()). */
 static const sim_device_t *g_dev[SIM_MAX_DEVICES];
@@ -286,6 +292,11 @@ static unsigned line_of(const sim_shape_t *s, uint32_t bit_index) {
 }
 
 /* Lowest asserted line that has a handler, or SIM_IRQ_LINES. */
+static void note_active(unsigned x) {
+  const uint32_t bit = (uint32_t)1 << x;
+  g_active = (g_tm[x].events & g_tm[x].inten) != 0u ? g_active | bit : g_active & ~bit;
+}
+
 static unsigned lowest_line(void) {
   unsigned best = SIM_IRQ_LINES;
   for (unsigned d = 0; d < g_ndev; d++) {
@@ -294,7 +305,8 @@ static unsigned lowest_line(void) {
       best = line;
     }
   }
-  for (unsigned x = 0; x < g_ntimers; x++) {
+  for (uint32_t m = g_active; m != 0u; m &= m - 1u) {
+    const unsigned x = (unsigned)__builtin_ctz(m);
     uint32_t act = g_tm[x].events & g_tm[x].inten;
     for (uint32_t b = 0; act != 0u; b++, act >>= 1) {
       if ((act & 1u) == 0u) {
@@ -395,6 +407,7 @@ static void run_to(uint64_t target) {
     for (unsigned x = 0; x < g_ntimers; x++) {
       if (hit[x] != 0u) {
         g_tm[x].events |= hit[x];
+        note_active(x);
         changed(x);
       }
     }
@@ -504,6 +517,7 @@ static void reg_write(unsigned x, unsigned reg, uint64_t value) {
     }
     break;
   }
+  note_active(x);
 }
 
 /* Injection first, then the access's own cost; both happen before the access
@@ -605,6 +619,7 @@ void sim_reset(void) {
     g_tm[x] = (sim_timer_t){.div = 1u};
     g_next[x].valid = false;
   }
+  g_active = 0u;
   g_now = 0;
   g_accesses = 0;
   g_busy_ns = 0;
