@@ -501,15 +501,19 @@ static void reg_write(unsigned x, unsigned reg, uint64_t value) {
     break;
   case SIM_REG_INTEN:
     tm->inten = (uint32_t)value & shape_inten_bits(s);
+    note_active(x);
     break;
   case SIM_REG_INTEN_SET:
     tm->inten |= (uint32_t)value & shape_inten_bits(s);
+    note_active(x);
     break;
   case SIM_REG_INTEN_CLR:
     tm->inten &= ~(uint32_t)value;
+    note_active(x);
     break;
   case SIM_REG_EVENTS_CLR:
     tm->events &= ~(uint32_t)value;
+    note_active(x);
     break;
   default:
     if (reg >= SIM_REG_CC0 && reg - SIM_REG_CC0 < shape_ncc(s)) {
@@ -517,7 +521,6 @@ static void reg_write(unsigned x, unsigned reg, uint64_t value) {
     }
     break;
   }
-  note_active(x);
 }
 
 /* Injection first, then the access's own cost; both happen before the access
