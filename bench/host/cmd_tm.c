@@ -568,6 +568,18 @@ static double expire_batch(unsigned s, unsigned w, size_t k, uint64_t *served) {
   return t1 - t0;
 }
 
+/* Median ns per read of @p reads over @p rounds fresh batches (v: scratch). */
+static double floor_of(void (*reads)(size_t), size_t n, size_t k, unsigned w, unsigned rounds,
+                       double *v) {
+  for (unsigned rd = 0; rd < rounds; rd++) {
+    pick(n, k, w);
+    const double t0 = now_ns();
+    reads(k);
+    v[rd] = (now_ns() - t0) / (double)k;
+  }
+  return median(v, rounds);
+}
+
 static void measure_cost(const tm_opts_t *o, tm_report_t *r, unsigned w, unsigned s, size_t ni) {
   const size_t n = n_list[ni];
   cost_t *c = &r->cost[w][s][ni];
@@ -583,21 +595,10 @@ static void measure_cost(const tm_opts_t *o, tm_report_t *r, unsigned w, unsigne
   if (v0 != NULL && v1 != NULL && v2 != NULL) {
     if (s == S_TM && w == W_UNIFORM) {
       /* The memory floor: the same batches, each operation one read of
-       * its timer (what any structure must at least touch). */
-      for (unsigned rd = 0; rd < rounds; rd++) {
-        pick(n, k, w);
-        const double t0 = now_ns();
-        touch_batch(k);
-        v0[rd] = (now_ns() - t0) / (double)k;
-      }
-      r->floor_ns[ni] = median(v0, rounds);
-      for (unsigned rd = 0; rd < rounds; rd++) {
-        pick(n, k, w);
-        const double t0 = now_ns();
-        chase_batch(k);
-        v0[rd] = (now_ns() - t0) / (double)k;
-      }
-      r->floor_dep_ns[ni] = median(v0, rounds);
+       * its timer (what any structure must at least touch), independent
+       * reads and dependent ones. */
+      r->floor_ns[ni] = floor_of(touch_batch, n, k, w, rounds, v0);
+      r->floor_dep_ns[ni] = floor_of(chase_batch, n, k, w, rounds, v0);
     }
     /* One untimed round first: code and the batch's paths warm. */
     pick(n, k, w);

@@ -97,6 +97,13 @@ static unsigned queued(void) {
   return g_qtail - g_qhead;
 }
 
+/* Start @p t for @p ticks and let them pass: its expiry is deferred, not run. */
+static void start_and_expire(osTimerId_t t, uint32_t ticks) {
+  TH_EQ(osTimerStart(t, ticks), osOK);
+  pass_ticks(ticks);
+  TH_EQU(queued(), 1u);
+}
+
 static void c_deferred(void *arg) {
   (void)arg;
   if (!setup()) {
@@ -109,18 +116,14 @@ static void c_deferred(void *arg) {
   g_fired = 0;
 
   /* Stop: a periodic's deferred expiry is dropped. */
-  TH_EQ(osTimerStart(per, 2u), osOK);
-  pass_ticks(2u);
-  TH_EQU(queued(), 1u);
+  start_and_expire(per, 2u);
   TH_EQ(osTimerStop(per), osOK);
   run_queue();
   TH_EQU(g_fired, 0u);
 
   /* Restart: the replaced setting's deferred expiry is dropped, the new
    * one comes on its own grid. */
-  TH_EQ(osTimerStart(per, 2u), osOK);
-  pass_ticks(2u);
-  TH_EQU(queued(), 1u);
+  start_and_expire(per, 2u);
   TH_EQ(osTimerStart(per, 5u), osOK);
   run_queue();
   TH_EQU(g_fired, 0u);
@@ -134,24 +137,19 @@ static void c_deferred(void *arg) {
 
   /* A one-shot that expired is not running: its stop says so
    * (osErrorResource) and still drops the deferred callback. */
-  TH_EQ(osTimerStart(once, 1u), osOK);
-  pass_ticks(1u);
-  TH_EQU(queued(), 1u);
+  start_and_expire(once, 1u);
   TH_EQU(osTimerIsRunning(once), 0u);
   TH_EQ(osTimerStop(once), osErrorResource);
   run_queue();
   TH_EQU(g_fired, 1u);
 
   /* Left alone, it runs once. */
-  TH_EQ(osTimerStart(once, 1u), osOK);
-  pass_ticks(1u);
+  start_and_expire(once, 1u);
   run_queue();
   TH_EQU(g_fired, 2u);
 
   /* Deleted with an expiry deferred: nothing runs. */
-  TH_EQ(osTimerStart(per, 1u), osOK);
-  pass_ticks(1u);
-  TH_EQU(queued(), 1u);
+  start_and_expire(per, 1u);
   TH_EQ(osTimerDelete(per), osOK);
   run_queue();
   TH_EQU(g_fired, 2u);
