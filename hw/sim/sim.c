@@ -291,12 +291,13 @@ static unsigned line_of(const sim_shape_t *s, uint32_t bit_index) {
   return bit_index == 31u ? s->irq + shape_ncc(s) : s->irq + bit_index;
 }
 
-/* Lowest asserted line that has a handler, or SIM_IRQ_LINES. */
+/* Timer x's events or interrupt enables changed: its bit in g_active. */
 static void note_active(unsigned x) {
   const uint32_t bit = (uint32_t)1 << x;
   g_active = (g_tm[x].events & g_tm[x].inten) != 0u ? g_active | bit : g_active & ~bit;
 }
 
+/* Lowest asserted line that has a handler, or SIM_IRQ_LINES. */
 static unsigned lowest_line(void) {
   unsigned best = SIM_IRQ_LINES;
   for (unsigned d = 0; d < g_ndev; d++) {

@@ -25,10 +25,11 @@ typedef struct os2_timer {
   void *arg;
   const char *name;
   uint32_t magic;
-  /* Bumped by start, stop and delete (thread context only, so one writer
-   * at a time; relaxed loads and stores, which are plain ones on every
-   * target, because the manager's interrupt reads it), so a deferred
-   * callback of an earlier setting is dropped. */
+  /* Bumped by start, stop and delete, so a deferred callback of an
+   * earlier setting is dropped. Written in thread context only (a load and
+   * a store: relaxed atomics, plain instructions on every target, as the
+   * manager's interrupt reads it); two threads calling on one timer at
+   * once are their own race, as on any CMSIS kernel object. */
   _Atomic uint32_t gen;
   uint32_t deferred_gen; /* gen when its last expiry was deferred (under the port lock) */
   uint8_t type;
@@ -144,9 +145,9 @@ OS2_INLINE static uint64_t mticks(uint32_t n) {
  * own). A ticked manager serves an expiry at its first tick boundary at or
  * after it: asking for one of its ticks less (plus one count) makes that
  * the boundary at or before now + d, so the span is the kernel ticks less
- * at most one of the manager's, as on
- * RTX ("up to one tick less"), and with the manager's tick the kernel's the
- * expiry falls on a kernel tick boundary.
+ * at most one of the manager's, as on RTX ("up to one tick less"), and with
+ * the manager's tick the kernel's the expiry falls on a kernel tick
+ * boundary.
  */
 OS2_INLINE static uint64_t span(uint64_t d) {
   return d - g.early;
