@@ -17,8 +17,11 @@
 
 set(UTIM_BOARD "" CACHE STRING "Board of the cross build (a folder of boards/)")
 if(NOT UTIM_BOARD OR NOT EXISTS ${utim_SOURCE_DIR}/boards/${UTIM_BOARD}/board.cmake)
+  file(GLOB _boards RELATIVE ${utim_SOURCE_DIR}/boards ${utim_SOURCE_DIR}/boards/*/board.cmake)
+  list(TRANSFORM _boards REPLACE "/board.cmake$" "")
+  list(JOIN _boards ", " _boards)
   message(FATAL_ERROR "cross build: set UTIM_BOARD to a folder of boards/ with a board.cmake "
-    "(mps2-an385, microbit, netduinoplus2, riscv-virt), e.g. cmake --preset mps2-an385")
+    "(${_boards}), e.g. cmake --preset mps2-an385")
 endif()
 include(${utim_SOURCE_DIR}/boards/${UTIM_BOARD}/board.cmake)
 if(NOT UTIM_CPU STREQUAL UTIM_BOARD_CPU)

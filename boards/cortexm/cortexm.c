@@ -44,12 +44,6 @@ void mcu_exit(int status) {
   }
 }
 
-static void cortexm_puts(const char *s) {
-  for (; *s != '\0'; s++) {
-    mcu_console_putc(*s);
-  }
-}
-
 static void cortexm_put_dec(uint32_t v) {
   char tmp[10];
   unsigned n = 0;
@@ -74,9 +68,9 @@ void cortexm_fault(void) {
   mcu_console_init();
   /* A TAP "Bail out!" line: test output parsers stop on it; the exit status
    * says the rest. */
-  cortexm_puts("\nBail out! unexpected exception ");
+  mcu_console_puts("\nBail out! unexpected exception ");
   cortexm_put_dec(exc);
-  cortexm_puts("\n");
+  mcu_console_puts("\n");
   mcu_exit(MCU_EXIT_FAULT);
 }
 

@@ -34,6 +34,13 @@ void mcu_console_init(void);
 /** @brief Send one byte on the board's UART (polled; no newline translation). */
 void mcu_console_putc(char c);
 
+/** @brief Send a string on the board's UART (mcu_console_putc() per byte). */
+static inline void mcu_console_puts(const char *s) {
+  for (; *s != '\0'; s++) {
+    mcu_console_putc(*s);
+  }
+}
+
 /** @brief One timer of the chip and what utim makes of it. */
 typedef struct mcu_exposure_row {
   const char *timer;         /**< the chip's timer */

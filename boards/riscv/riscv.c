@@ -23,14 +23,8 @@ int main(void);
 
 volatile uint32_t riscv_trap_depth;
 
-static void riscv_puts(const char *s) {
-  for (; *s != '\0'; s++) {
-    mcu_console_putc(*s);
-  }
-}
-
 static void riscv_put_hex(uintptr_t v) {
-  riscv_puts("0x");
+  mcu_console_puts("0x");
   for (int sh = __riscv_xlen - 4; sh >= 0; sh -= 4) {
     mcu_console_putc("0123456789abcdef"[(v >> sh) & 0xfu]);
   }
@@ -41,11 +35,11 @@ static void riscv_fault(uintptr_t mcause, uintptr_t mepc) {
   mcu_console_init();
   /* A TAP "Bail out!" line: test output parsers stop on it; the exit status
    * says the rest. */
-  riscv_puts("\nBail out! unexpected trap, mcause ");
+  mcu_console_puts("\nBail out! unexpected trap, mcause ");
   riscv_put_hex(mcause);
-  riscv_puts(" mepc ");
+  mcu_console_puts(" mepc ");
   riscv_put_hex(mepc);
-  riscv_puts("\n");
+  mcu_console_puts("\n");
   mcu_exit(MCU_EXIT_FAULT);
 }
 

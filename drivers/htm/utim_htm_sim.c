@@ -4,7 +4,7 @@
  *        each access a bus access of the machine (cost, race injection,
  *        interrupts), through sim_dev_read()/sim_dev_write().
  */
-#include "sim.h"
+#include "sim_regs.h"
 #include "utim_htm.h"
 
 static uint32_t sim_read(const utim_htm_t *h, unsigned reg) {

@@ -170,11 +170,8 @@ int sim_device_attach(const sim_device_t *dev, void *ctx);
 /** @brief Remove every device (their models are the caller's to free). */
 void sim_device_detach_all(void);
 
-/** @brief A register read of device @p dev: a bus access (cost, injection, interrupts). */
-uint32_t sim_dev_read(unsigned dev, unsigned reg);
-
-/** @brief A register write of device @p dev: a bus access (cost, injection, interrupts). */
-void sim_dev_write(unsigned dev, unsigned reg, uint32_t value);
+/* A device's register accesses, sim_dev_read()/sim_dev_write(), are in
+ * sim_regs.h with the timers' bus: what a driver may call. */
 /** @} */
 
 /**

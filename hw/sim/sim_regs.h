@@ -70,6 +70,15 @@ uint64_t sim_bus_read(unsigned timer, unsigned reg);
  */
 void sim_bus_write(unsigned timer, unsigned reg, uint64_t value);
 
+/**
+ * @brief A register read of device @p dev (sim.h's sim_device_attach()):
+ *        a bus access like a timer's (cost, injection, interrupts).
+ */
+uint32_t sim_dev_read(unsigned dev, unsigned reg);
+
+/** @brief A register write of device @p dev: a bus access (cost, injection, interrupts). */
+void sim_dev_write(unsigned dev, unsigned reg, uint32_t value);
+
 #ifdef __cplusplus
 }
 #endif
