@@ -1,0 +1,71 @@
+/**
+ * @file tm_bench.h
+ * @brief Internal interfaces of `utim-bench tm` (cmd_tm.c, part 1: cost per
+ *        start, stop and expiry against libuv and a delta list) and its
+ *        paper figures (tm_paper.c, parts 2 and 3: Fig. 3 and Fig. 4).
+ */
+#ifndef UTIM_BENCH_TM_BENCH_H
+#define UTIM_BENCH_TM_BENCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "bench_host.h"
+#include "utim/tm.h"
+
+/**
+ * @brief Start manager @p m on sim instance @p p at 1 MHz with virtual time
+ *        frozen (the sim machine reset first).
+ * @return utim_tm_init()'s result, or -1 when @p p cannot run at 1 MHz
+ */
+int tm_bench_begin(utim_tm_t *m, const utim_periph_t *p, utim_tm_mode_t mode, uint64_t tick);
+
+/** @brief The results of Fig. 3 and Fig. 4. */
+typedef struct tm_paper {
+  /* Fig. 3: modes tickless, ticked, hardware (the HTM, up to its slots) */
+  unsigned f3_tasks[8];  /**< task counts */
+  size_t f3_n;           /**< how many */
+  double f3_instr[3][8]; /**< instructions [mode][count] */
+  bool f3_valid[3][8];   /**< measured [mode][count] */
+  bool f3_have;          /**< callgrind ran */
+  /* Fig. 4: host ns (software modes) and instructions (all three) */
+  unsigned f4_tasks[4];       /**< task counts */
+  unsigned f4_period_ms[3];   /**< periods */
+  size_t f4_nt, f4_np;        /**< how many of each */
+  double f4_ns[2][4][3];      /**< host ns per simulated second [mode][tasks][period] */
+  uint64_t f4_wakes[2][4][3]; /**< wake-ups in that second */
+  double f4_instr[3][4][3];   /**< instructions per simulated second */
+  bool f4_valid[3][4][3];     /**< measured */
+  bool f4_have;               /**< callgrind ran */
+} tm_paper_t;
+
+/** @brief The instance the figures' managers run on (SIM_MTIME64). */
+void tm_paper_use(const utim_periph_t *p);
+
+/** @brief The task counts and periods of a full or a quick run. */
+void tm_paper_plan(tm_paper_t *f, bool quick);
+
+/** @brief Fig. 4 in host ns, software modes: the median of @p rounds (at most 32). */
+void tm_paper_measure(tm_paper_t *f, unsigned long rounds);
+
+/**
+ * @brief The callgrind child's part: every Fig. 3 delivery and Fig. 4 second once.
+ * @return 0, or 1 after a message
+ */
+int tm_paper_child(bool quick);
+
+/**
+ * @brief Fig. 3 and Fig. 4 in instructions: the child run under callgrind.
+ * @return 0, or -1 with the reason in @p err
+ */
+int tm_paper_count(tm_paper_t *f, const char *valgrind, bool quick, char *err, size_t cap);
+
+/** @brief The figures' part of the table. */
+void tm_paper_table(FILE *f, const tm_paper_t *r);
+
+/** @brief The figures' members of the JSON document ("fig3", "fig4"). */
+void tm_paper_json(bench_jw_t *w, const tm_paper_t *r);
+
+#endif /* UTIM_BENCH_TM_BENCH_H */
