@@ -190,9 +190,14 @@ typedef struct utim_os2_binding {
 /**
  * @brief Set up the time services on a running manager @p tm whose counter
  *        counts at @p sys_hz, with a kernel tick of @p tick_hz.
+ *
+ * The manager must stay running (no utim_tm_deinit()) while the services
+ * are in use: osTimerStart() and osTimerStop() call it without its own
+ * argument checks, which a valid timer id already implies.
  * @retval 0 done
  * @retval -EINVAL a NULL argument, @p tick_hz 0 or not dividing @p sys_hz,
- *         or @p tm not running
+ *         a kernel tick of more than 2^30 of the manager's ticks
+ *         (@p sys_hz / @p tick_hz), or @p tm not running
  */
 int utim_os2_init(utim_tm_t *tm, uint32_t sys_hz, uint32_t tick_hz,
                   const utim_os2_binding_t *binding);

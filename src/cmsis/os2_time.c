@@ -9,10 +9,16 @@
 #include <stdatomic.h>
 #include <stddef.h>
 
+#include "tm_layer.h"
 #include "utim/cmsis_os2.h"
 #include "utim/port.h"
 
 #define OS2_MAGIC 0x4f533254u /* "OS2T" */
+
+/* The most manager ticks a kernel tick may span: then any 32-bit count of
+ * kernel ticks is at most 2^62 manager ticks, the manager's range, and the
+ * start path calls it without its own checks (tm_layer.h). */
+#define OS2_MAX_RATIO ((uint32_t)1 << 30)
 
 /* The checks and conversions of the start/stop paths, inlined even at -Os:
  * a call each would cost more than their bodies (the layer's overhead is
@@ -65,7 +71,8 @@ static bool pool_used[UTIM_OS2_TIMER_POOL];
 int utim_os2_init(utim_tm_t *tm, uint32_t sys_hz, uint32_t tick_hz,
                   const utim_os2_binding_t *binding) {
   if (tm == NULL || binding == NULL || binding->in_isr == NULL || binding->block_until == NULL ||
-      binding->defer == NULL || tick_hz == 0u || sys_hz % tick_hz != 0u || !tm->running) {
+      binding->defer == NULL || tick_hz == 0u || sys_hz % tick_hz != 0u ||
+      sys_hz / tick_hz > OS2_MAX_RATIO || !tm->running) {
     return -EINVAL;
   }
   g.tm = tm;
@@ -133,8 +140,16 @@ uint32_t osKernelGetSysTimerFreq(void) {
   return g.sys_hz;
 }
 
-/* @p n kernel ticks in the manager's ticks. */
+/* @p n kernel ticks in the manager's ticks. Armv6-M has no 32 x 32 -> 64
+ * multiply: the library's 64-bit one costs some 45 instructions, so the
+ * common case of both factors below 2^16 (tick counts up to 65535, kernel
+ * ticks of fewer than 65536 timer counts) takes the 32-bit one. */
 OS2_INLINE static uint64_t mticks(uint32_t n) {
+#ifdef __ARM_ARCH_6M__
+  if (((n | g.ratio) >> 16) == 0u) {
+    return n * g.ratio;
+  }
+#endif
   return (uint64_t)n * g.ratio;
 }
 
@@ -226,8 +241,13 @@ uint32_t utim_os2_lost_expiries(void) {
 }
 
 /* The control block in the memory @p mem (pointer-aligned) begins at: the
- * next address aligned for it (a negation, a mask and an add). */
+ * next address aligned for it (a negation, a mask and an add where its
+ * alignment is above a pointer's, as on 32-bit targets; @p mem itself on
+ * 64-bit ones). */
 OS2_INLINE static os2_timer_t *block_of(void *mem) {
+  if (alignof(os2_timer_t) <= alignof(void *)) {
+    return mem;
+  }
   const uintptr_t pad = (0u - (uintptr_t)mem) & (alignof(os2_timer_t) - 1u);
   return (os2_timer_t *)(void *)((char *)mem + pad);
 }
@@ -322,7 +342,11 @@ osStatus_t osTimerStart(osTimerId_t timer_id, uint32_t ticks) {
    * is dropped unless its expiry came before the restart took effect (in
    * the manager's lock), and none of the new setting's can be. */
   gen_bump(c);
-  return utim_tm_start(g.tm, &c->t, span(d), period) == 0 ? osOK : osErrorParameter;
+  /* A valid id is a timer osTimerNew() set up with its callback on the
+   * kernel's running manager, and d at most 2^62 (OS2_MAX_RATIO): the
+   * manager's own checks would find nothing, so they are not made again. */
+  utim_tm__start(g.tm, &c->t, span(d), period);
+  return osOK;
 }
 
 osStatus_t osTimerStop(osTimerId_t timer_id) {
@@ -334,9 +358,9 @@ osStatus_t osTimerStop(osTimerId_t timer_id) {
   /* Running is pending in the manager (a one-shot that expired is not),
    * which its stop tells atomically. The new generation comes after it: no
    * expiry of the timer can come in between. */
-  const int was = utim_tm_stop(g.tm, &c->t);
+  const bool was = utim_tm__stop(g.tm, &c->t);
   gen_bump(c);
-  return was == 1 ? osOK : osErrorResource;
+  return was ? osOK : osErrorResource;
 }
 
 uint32_t osTimerIsRunning(osTimerId_t timer_id) {

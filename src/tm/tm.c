@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 
+#include "tm_layer.h"
 #include "utim/port.h"
 
 /* Expiries farther than this are refused (well inside the wheel's "ahead"). */
@@ -287,20 +288,14 @@ void utim_tm_timer_init(utim_tm_timer_t *t, utim_tm_cb_t cb, void *arg) {
   t->arg = arg;
 }
 
-/* Start t: relative (v ticks from now) or at reported time v. */
-static int start_internal(utim_tm_t *tm, utim_tm_timer_t *t, bool relative, uint64_t v,
-                          uint64_t period) {
-  if (tm == NULL || t == NULL || !tm->running || t->cb == NULL || period > TM_MAX_AHEAD ||
-      (relative && v > TM_MAX_AHEAD)) {
-    return -EINVAL;
-  }
-  const uint32_t key = utim_port_lock();
-  const uint64_t now = now_locked(tm);
-  uint64_t at = relative ? now + v : v - tm->offset;
-  if (!relative && at - now > TM_MAX_AHEAD && at - now < TM_HALF) {
-    utim_port_unlock(key);
-    return -EINVAL;
-  }
+/* The checks every start makes (utim_tm_start()'s -EINVAL). */
+static bool start_ok(const utim_tm_t *tm, const utim_tm_timer_t *t, uint64_t period) {
+  return tm != NULL && t != NULL && tm->running && t->cb != NULL && period <= TM_MAX_AHEAD;
+}
+
+/* Put t on the wheel at internal time @p at (due at once when not ahead of
+ * @p now, the time just read) and re-arm; under the port lock. */
+static void put(utim_tm_t *tm, utim_tm_timer_t *t, uint64_t at, uint64_t now, uint64_t period) {
   if (at - now >= TM_HALF) {
     at = now; /* in the past: due at once */
   }
@@ -310,26 +305,51 @@ static int start_internal(utim_tm_t *tm, utim_tm_timer_t *t, bool relative, uint
   if (tm->mode == UTIM_TM_TICKLESS) {
     program(tm, false);
   }
+}
+
+void utim_tm__start(utim_tm_t *tm, utim_tm_timer_t *t, uint64_t ticks, uint64_t period) {
+  const uint32_t key = utim_port_lock();
+  const uint64_t now = now_locked(tm);
+  put(tm, t, now + ticks, now, period);
+  utim_port_unlock(key);
+}
+
+int utim_tm_start(utim_tm_t *tm, utim_tm_timer_t *t, uint64_t ticks, uint64_t period) {
+  if (!start_ok(tm, t, period) || ticks > TM_MAX_AHEAD) {
+    return -EINVAL;
+  }
+  utim_tm__start(tm, t, ticks, period);
+  return 0;
+}
+
+int utim_tm_start_at(utim_tm_t *tm, utim_tm_timer_t *t, uint64_t when, uint64_t period) {
+  if (!start_ok(tm, t, period)) {
+    return -EINVAL;
+  }
+  const uint32_t key = utim_port_lock();
+  const uint64_t now = now_locked(tm);
+  const uint64_t at = when - tm->offset;
+  if (at - now > TM_MAX_AHEAD && at - now < TM_HALF) {
+    utim_port_unlock(key);
+    return -EINVAL;
+  }
+  put(tm, t, at, now, period);
   utim_port_unlock(key);
   return 0;
 }
 
-int utim_tm_start(utim_tm_t *tm, utim_tm_timer_t *t, uint64_t ticks, uint64_t period) {
-  return start_internal(tm, t, true, ticks, period);
-}
-
-int utim_tm_start_at(utim_tm_t *tm, utim_tm_timer_t *t, uint64_t when, uint64_t period) {
-  return start_internal(tm, t, false, when, period);
+bool utim_tm__stop(utim_tm_t *tm, utim_tm_timer_t *t) {
+  const uint32_t key = utim_port_lock();
+  const bool was = utim_tm_wheel_remove(&tm->wheel, &t->node);
+  utim_port_unlock(key);
+  return was;
 }
 
 int utim_tm_stop(utim_tm_t *tm, utim_tm_timer_t *t) {
   if (tm == NULL || t == NULL || !tm->running) {
     return -EINVAL;
   }
-  const uint32_t key = utim_port_lock();
-  const bool was = utim_tm_wheel_remove(&tm->wheel, &t->node);
-  utim_port_unlock(key);
-  return was ? 1 : 0;
+  return utim_tm__stop(tm, t) ? 1 : 0;
 }
 
 bool utim_tm_pending(const utim_tm_timer_t *t) {

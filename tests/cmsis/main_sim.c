@@ -157,9 +157,46 @@ static void c_deferred(void *arg) {
   teardown();
 }
 
+/* utim_os2_init()'s refusals change nothing: the set-up before stays. */
+static void c_init_args(void *arg) {
+  (void)arg;
+  if (!setup()) {
+    TH_CHECK(!"set-up failed");
+    return;
+  }
+  static const utim_os2_binding_t no_isr = {NULL, b_block_until, b_defer, NULL};
+  static const utim_os2_binding_t no_block = {b_in_isr, NULL, b_defer, NULL};
+  static const utim_os2_binding_t no_defer = {b_in_isr, b_block_until, NULL, NULL};
+  TH_EQ(utim_os2_init(NULL, SYS_HZ, TICK_HZ, &binding), -EINVAL);
+  TH_EQ(utim_os2_init(&g_tm, SYS_HZ, TICK_HZ, NULL), -EINVAL);
+  TH_EQ(utim_os2_init(&g_tm, SYS_HZ, TICK_HZ, &no_isr), -EINVAL);
+  TH_EQ(utim_os2_init(&g_tm, SYS_HZ, TICK_HZ, &no_block), -EINVAL);
+  TH_EQ(utim_os2_init(&g_tm, SYS_HZ, TICK_HZ, &no_defer), -EINVAL);
+  TH_EQ(utim_os2_init(&g_tm, SYS_HZ, 0u, &binding), -EINVAL);
+  TH_EQ(utim_os2_init(&g_tm, SYS_HZ, 3u, &binding), -EINVAL); /* not a divisor */
+  /* A kernel tick of 2^31 manager ticks: a 32-bit tick count would
+   * overflow the manager's 2^62 range, which the start path relies on. */
+  TH_EQ(utim_os2_init(&g_tm, 0x80000000u, 1u, &binding), -EINVAL);
+  TH_EQU(osKernelGetTickFreq(), TICK_HZ);
+  TH_EQU(osKernelGetSysTimerFreq(), SYS_HZ);
+  osTimerId_t t = osTimerNew(fired_cb, osTimerOnce, NULL, NULL);
+  g_fired = 0;
+  TH_EQ(osTimerStart(t, 3u), osOK);
+  TH_EQ(osDelay(4u), osOK);
+  TH_EQU(g_fired, 1u);
+  TH_EQ(osTimerDelete(t), osOK);
+  /* 2^30 manager ticks a kernel tick is the most taken; the manager not
+   * running is refused. */
+  TH_EQ(utim_os2_init(&g_tm, 0x40000000u, 1u, &binding), 0);
+  TH_EQU(osKernelGetTickFreq(), 1u);
+  (void)utim_tm_deinit(&g_tm);
+  TH_EQ(utim_os2_init(&g_tm, SYS_HZ, TICK_HZ, &binding), -EINVAL);
+}
+
 static void more_cases(void) {
   th_run("sim: deferred callbacks dropped by stop, restart and delete, kept otherwise", c_deferred,
          NULL);
+  th_run("sim: utim_os2_init refuses bad arguments and keeps the set-up", c_init_args, NULL);
 }
 
 int main(void) {

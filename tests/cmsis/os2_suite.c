@@ -237,6 +237,34 @@ static void c_timer_counts(void *arg) {
   end();
 }
 
+/* A start of n kernel ticks puts the expiry n ticks of the manager's time
+ * ahead (up to one of its ticks less on a ticked manager): the conversion
+ * over the whole 32-bit range, both sides of 2^16 (where Armv6-M takes a
+ * 32-bit multiply instead of the library's 64-bit one). */
+static void c_timer_span(void *arg) {
+  (void)arg;
+  if (!begin()) {
+    return;
+  }
+  const uint64_t ratio = osKernelGetSysTimerFreq() / osKernelGetTickFreq();
+  static const uint32_t n[] = {1u, 100u, 0xFFFFu, 0x10000u, 70000u, 0x7FFFFFFFu, 0xFFFFFFFFu};
+  osTimerId_t t = osTimerNew(count_cb, osTimerPeriodic, NULL, NULL);
+  TH_CHECK(t != NULL);
+  for (unsigned i = 0; i < sizeof n / sizeof n[0]; i++) {
+    th_context("%lu ticks", (unsigned long)n[i]);
+    const uint64_t d = n[i] * ratio;
+    const uint64_t before = utim_tm_now(env->tm);
+    TH_EQ(osTimerStart(t, n[i]), osOK);
+    const uint64_t after = utim_tm_now(env->tm);
+    uint64_t at = 0;
+    TH_EQ(utim_os2_timer_expiry(t, &at), 0);
+    TH_CHECK(at > before + d - ratio && at <= after + d);
+  }
+  th_context("%s", "");
+  TH_EQ(osTimerDelete(t), osOK);
+  end();
+}
+
 static void c_pool(void *arg) {
   (void)arg;
   if (!begin()) {
@@ -332,6 +360,7 @@ int os2_suite_run(const os2_suite_env_t *e) {
   th_run("timers: one-shot of 2 ticks once and periodic of 2 ticks five times across "
          "osDelay(10); restart from its own callback",
          c_timer_counts, NULL);
+  th_run("timers: a start of 1 to 2^32-1 ticks expires that many ticks ahead", c_timer_span, NULL);
   th_run("timers: creation until the pool runs out, then again after deletes", c_pool, NULL);
   th_run("interrupt context: the standard's errors, the allowed calls answer", c_isr, NULL);
   if (e->more_cases != NULL) {

@@ -1,0 +1,31 @@
+/*
+ * Entry points of the time manager for utim's own layers over it (the
+ * CMSIS-RTOS2 time services), not part of the public API: utim_tm_start()
+ * and utim_tm_stop() without their argument checks, for a layer whose own
+ * checks already imply them. An adaptation layer then costs its argument
+ * conversion and the checks its standard asks for, not those plus the
+ * manager's (the thin mapping the CMSIS-RTOS evaluation paper measures).
+ * Preconditions, not checked (a violation is undefined behaviour):
+ * @p tm initialised and not deinitialised, @p t initialised with a
+ * callback, @p ticks and @p period at most 2^62.
+ */
+#ifndef UTIM_TM_LAYER_H
+#define UTIM_TM_LAYER_H
+
+#include "utim/tm.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* utim_tm_start() of valid arguments (it cannot fail). */
+void utim_tm__start(utim_tm_t *tm, utim_tm_timer_t *t, uint64_t ticks, uint64_t period);
+
+/* utim_tm_stop() of valid arguments: whether it ended a pending setting. */
+bool utim_tm__stop(utim_tm_t *tm, utim_tm_timer_t *t);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* UTIM_TM_LAYER_H */
