@@ -95,7 +95,6 @@ typedef enum utim_tm_mode {
 
 /** @brief The manager, owned by the caller (fixed size, see tm_wheel.h). */
 struct utim_tm {
-  utim_tm_wheel_t wheel;  /**< pending timers, in internal ticks */
   const utim_periph_t *p; /**< the instance */
   unsigned ch;            /**< its channel */
   utim_tm_mode_t mode;    /**< ticked or tickless */
@@ -109,6 +108,8 @@ struct utim_tm {
   uint64_t now_at;        /**< internal time the interrupt serves timers up to */
   uint32_t overrun;       /**< coalesced expiries of the running callback */
   bool running;           /**< utim_tm_init() succeeded */
+  /* Last: the fields above stay at small offsets (see utim_tm_wheel_t). */
+  utim_tm_wheel_t wheel; /**< pending timers, in internal ticks */
 };
 
 /**

@@ -43,18 +43,32 @@ extern "C" {
 #endif
 
 #ifndef UTIM_TM_WHEEL_BITS
-/** @brief log2 of the slots per level (1 to 6: a level's bitmap is 64 bits). */
+#if UINTPTR_MAX > 0xFFFFFFFFu
+/**
+ * @brief log2 of the slots per level, 1 to 6. By default a level's
+ *        occupancy bitmap is a machine word: 64 slots (6) on 64-bit
+ *        targets, 32 (5) on 32-bit ones, where 64-bit bit operations cost a
+ *        library call or several instructions each.
+ */
 #define UTIM_TM_WHEEL_BITS 6
+#else
+#define UTIM_TM_WHEEL_BITS 5
+#endif
 #endif
 
 #ifndef UTIM_TM_WHEEL_LEVELS
+#if UTIM_TM_WHEEL_BITS == 6
 /**
  * @brief Levels of the wheel (BITS x LEVELS at most 64). Expiries farther than
- *        the levels reach (2^(BITS x LEVELS) ticks: 2^48 by default, 3.3 days
- *        at 1 GHz, 8.9 years at 1 MHz) wait on the far list, looked at once
- *        each time @c clk crosses a multiple of that range.
+ *        the levels reach (2^(BITS x LEVELS) ticks; by default 2^48 on 64-bit
+ *        targets, 3.3 days at 1 GHz, 8.9 years at 1 MHz, and 2^50 on 32-bit
+ *        ones, 2.2 years at 16 MHz) wait on the far list, looked at once each
+ *        time @c clk crosses a multiple of that range.
  */
 #define UTIM_TM_WHEEL_LEVELS 8
+#else
+#define UTIM_TM_WHEEL_LEVELS 10
+#endif
 #endif
 
 #if UTIM_TM_WHEEL_BITS < 1 || UTIM_TM_WHEEL_BITS > 6
@@ -62,6 +76,13 @@ extern "C" {
 #endif
 #if UTIM_TM_WHEEL_LEVELS < 1 || UTIM_TM_WHEEL_BITS * UTIM_TM_WHEEL_LEVELS > 64
 #error "UTIM_TM_WHEEL_LEVELS must be at least 1 and BITS x LEVELS at most 64"
+#endif
+
+#if UTIM_TM_WHEEL_BITS == 6
+/** @brief A level's occupancy bitmap: one bit per slot. */
+typedef uint64_t utim_tm_bitmap_t;
+#else
+typedef uint32_t utim_tm_bitmap_t;
 #endif
 
 /** @brief Slots per level. */
@@ -84,13 +105,15 @@ typedef struct utim_tm_node {
 
 /** @brief The wheel; fixed memory, no heap. Zero-initialised it is not ready: see init. */
 typedef struct utim_tm_wheel {
-  uint64_t clk;                                                    /**< the wheel's time */
-  uint64_t used[UTIM_TM_WHEEL_LEVELS];                             /**< occupancy bitmaps */
-  uint64_t low[UTIM_TM_WHEEL_LEVELS * UTIM_TM_WHEEL_SLOTS];        /**< per slot: lower bound */
+  /* The scalars first: small offsets from the wheel's address, which
+   * Thumb-1 loads and stores encode in the instruction. */
+  uint64_t clk;                                             /**< the wheel's time */
+  uint64_t far_low;                                         /**< lower bound of the far list */
+  utim_tm_link_t far;                                       /**< beyond the levels */
+  uint32_t count;                                           /**< pending entries */
+  utim_tm_bitmap_t used[UTIM_TM_WHEEL_LEVELS];              /**< occupancy bitmaps */
+  uint64_t low[UTIM_TM_WHEEL_LEVELS * UTIM_TM_WHEEL_SLOTS]; /**< per slot: lower bound */
   utim_tm_link_t slot[UTIM_TM_WHEEL_LEVELS * UTIM_TM_WHEEL_SLOTS]; /**< per slot: list head */
-  utim_tm_link_t far;                                              /**< beyond the levels */
-  uint64_t far_low; /**< lower bound of the far list */
-  uint32_t count;   /**< pending entries */
 } utim_tm_wheel_t;
 
 /** @brief What utim_tm_wheel_advance() calls for each expired entry. */

@@ -40,9 +40,23 @@ static unsigned top_bit(uint64_t x) {
   return 63u - (unsigned)__builtin_clzll(x);
 }
 
-/* Index of the lowest set bit of x (x != 0). */
-static unsigned low_bit(uint64_t x) {
+/* A level's bitmap with only slot s's bit set. */
+static utim_tm_bitmap_t bit_of(unsigned s) {
+  return (utim_tm_bitmap_t)1 << s;
+}
+
+/* The bitmap of the slots from s on (s < SLOTS). */
+static utim_tm_bitmap_t from(unsigned s) {
+  return (utim_tm_bitmap_t) ~(utim_tm_bitmap_t)0 << s;
+}
+
+/* Index of the lowest set bit of a bitmap (x != 0). */
+static unsigned low_bit(utim_tm_bitmap_t x) {
+#if UTIM_TM_WHEEL_BITS == 6
   return (unsigned)__builtin_ctzll(x);
+#else
+  return (unsigned)__builtin_ctz(x);
+#endif
 }
 
 /* Whether x and y differ above the levels. */
@@ -89,7 +103,7 @@ static void place(utim_tm_wheel_t *w, utim_tm_node_t *n) {
     /* Due: the current slot of level 0, which advance() empties first. */
     const unsigned s = digit(w->clk, 0u);
     list_append(&w->slot[s], &n->link);
-    w->used[0] |= (uint64_t)1 << s;
+    w->used[0] |= bit_of(s);
     return;
   }
   if (beyond_levels(e, w->clk)) {
@@ -102,7 +116,7 @@ static void place(utim_tm_wheel_t *w, utim_tm_node_t *n) {
   const unsigned level = top_bit(e ^ w->clk) / BITS;
   const unsigned s = digit(e, level);
   const unsigned i = level * SLOTS + s;
-  const uint64_t bit = (uint64_t)1 << s;
+  const utim_tm_bitmap_t bit = bit_of(s);
   if ((w->used[level] & bit) == 0u || e < w->low[i]) {
     w->low[i] = e; /* same digits above the level as clk: plain comparison */
   }
@@ -117,7 +131,7 @@ static void unlink_node(utim_tm_wheel_t *w, utim_tm_node_t *n) {
   if (next == prev && next != &w->far) {
     /* It was alone: next is its slot's head. */
     const size_t i = (size_t)(next - w->slot);
-    w->used[i / SLOTS] &= ~((uint64_t)1 << (i % SLOTS));
+    w->used[i / SLOTS] &= (utim_tm_bitmap_t)~bit_of(i % SLOTS);
   }
   prev->next = next;
   next->prev = prev;
@@ -143,19 +157,19 @@ bool utim_tm_wheel_remove(utim_tm_wheel_t *w, utim_tm_node_t *node) {
 bool utim_tm_wheel_next(const utim_tm_wheel_t *w, uint64_t *out) {
   const uint64_t clk = w->clk;
   /* Level 0: from the current slot on (it holds what is due). */
-  uint64_t m = w->used[0] & (~(uint64_t)0 << digit(clk, 0u));
+  utim_tm_bitmap_t m = w->used[0] & from(digit(clk, 0u));
   if (m != 0u) {
     *out = (clk & ~MASK) | low_bit(m);
     return true;
   }
   for (unsigned level = 1; level < LEVELS; level++) {
     const unsigned d = digit(clk, level);
-    m = d + 1u < SLOTS ? w->used[level] & (~(uint64_t)0 << (d + 1u)) : 0u;
+    m = d + 1u < SLOTS ? w->used[level] & from(d + 1u) : 0u;
 #if UTIM_TM_WHEEL_BITS * UTIM_TM_WHEEL_LEVELS == 64
     if (m == 0u && level == LEVELS - 1u) {
       /* Levels up to bit 63, no far list: the top level's slots below clk's
        * digit lie past the wrap of the tick count, after those above it. */
-      m = w->used[level] & (((uint64_t)1 << d) - 1u);
+      m = w->used[level] & (utim_tm_bitmap_t)~from(d);
     }
 #endif
     if (m != 0u) {
