@@ -40,6 +40,17 @@ static unsigned top_bit(uint64_t x) {
   return 63u - (unsigned)__builtin_clzll(x);
 }
 
+/* The level of bit index b (0 to 63): b / BITS as a multiply by
+ * M = ceil(256 / BITS) and a shift, as Armv6-M has no divide instruction
+ * (and BITS is 5 there). b x M / 256 exceeds b / BITS by
+ * b x (BITS x M - 256) / (256 x BITS), which stays below 1 / BITS, so the
+ * quotient's floor is unchanged, when 63 x (BITS x M - 256) < 256. */
+#define LEVEL_MUL ((256u + BITS - 1u) / BITS)
+_Static_assert(63u * (BITS * LEVEL_MUL - 256u) < 256u, "level_of() inexact for these BITS");
+static unsigned level_of(unsigned b) {
+  return (b * LEVEL_MUL) >> 8;
+}
+
 /* A level's bitmap with only slot s's bit set. */
 static utim_tm_bitmap_t bit_of(unsigned s) {
   return (utim_tm_bitmap_t)1 << s;
@@ -113,7 +124,7 @@ static void place(utim_tm_wheel_t *w, utim_tm_node_t *n) {
     list_append(&w->far, &n->link);
     return;
   }
-  const unsigned level = top_bit(e ^ w->clk) / BITS;
+  const unsigned level = level_of(top_bit(e ^ w->clk));
   const unsigned s = digit(e, level);
   const unsigned i = level * SLOTS + s;
   const utim_tm_bitmap_t bit = bit_of(s);
@@ -211,7 +222,7 @@ static void jump(utim_tm_wheel_t *w, uint64_t t) {
     refile_far(w);
     return;
   }
-  const unsigned level = top_bit(x) / BITS;
+  const unsigned level = level_of(top_bit(x));
   if (level == 0u) {
     return;
   }
