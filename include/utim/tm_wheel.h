@@ -42,33 +42,33 @@
 extern "C" {
 #endif
 
-#ifndef UTIM_TM_WHEEL_BITS
+/** @brief log2 of a machine word's bits, capped at 6: the default UTIM_TM_WHEEL_BITS. */
 #if UINTPTR_MAX > 0xFFFFFFFFu
+#define UTIM_TM_WORD_BITS 6
+#else
+#define UTIM_TM_WORD_BITS 5
+#endif
+
+#ifndef UTIM_TM_WHEEL_BITS
 /**
  * @brief log2 of the slots per level, 1 to 6. By default a level's
  *        occupancy bitmap is a machine word: 64 slots (6) on 64-bit
  *        targets, 32 (5) on 32-bit ones, where 64-bit bit operations cost a
  *        library call or several instructions each.
  */
-#define UTIM_TM_WHEEL_BITS 6
-#else
-#define UTIM_TM_WHEEL_BITS 5
-#endif
+#define UTIM_TM_WHEEL_BITS UTIM_TM_WORD_BITS
 #endif
 
 #ifndef UTIM_TM_WHEEL_LEVELS
-#if UTIM_TM_WHEEL_BITS == 6
 /**
  * @brief Levels of the wheel (BITS x LEVELS at most 64). Expiries farther than
  *        the levels reach (2^(BITS x LEVELS) ticks; by default 2^48 on 64-bit
- *        targets, 3.3 days at 1 GHz, 8.9 years at 1 MHz, and 2^50 on 32-bit
- *        ones, 2.2 years at 16 MHz) wait on the far list, looked at once each
- *        time @c clk crosses a multiple of that range.
+ *        targets with 8 levels, 3.3 days at 1 GHz, 8.9 years at 1 MHz, and
+ *        2^50 on 32-bit ones with 10, 2.2 years at 16 MHz) wait on the far
+ *        list, looked at once each time @c clk crosses a multiple of that
+ *        range.
  */
-#define UTIM_TM_WHEEL_LEVELS 8
-#else
-#define UTIM_TM_WHEEL_LEVELS 10
-#endif
+#define UTIM_TM_WHEEL_LEVELS (UTIM_TM_WHEEL_BITS == 6 ? 8 : 10)
 #endif
 
 #if UTIM_TM_WHEEL_BITS < 1 || UTIM_TM_WHEEL_BITS > 6
@@ -78,12 +78,15 @@ extern "C" {
 #error "UTIM_TM_WHEEL_LEVELS must be at least 1 and BITS x LEVELS at most 64"
 #endif
 
+/** @brief The type of a level's occupancy bitmap: 64 bits for 64 slots, else 32. */
 #if UTIM_TM_WHEEL_BITS == 6
-/** @brief A level's occupancy bitmap: one bit per slot. */
-typedef uint64_t utim_tm_bitmap_t;
+#define UTIM_TM_BITMAP_TYPE uint64_t
 #else
-typedef uint32_t utim_tm_bitmap_t;
+#define UTIM_TM_BITMAP_TYPE uint32_t
 #endif
+
+/** @brief A level's occupancy bitmap: one bit per slot. */
+typedef UTIM_TM_BITMAP_TYPE utim_tm_bitmap_t;
 
 /** @brief Slots per level. */
 #define UTIM_TM_WHEEL_SLOTS (1u << UTIM_TM_WHEEL_BITS)
