@@ -193,7 +193,9 @@ typedef struct utim_os2_binding {
  *
  * The manager must stay running (no utim_tm_deinit()) while the services
  * are in use: osTimerStart() and osTimerStop() call it without its own
- * argument checks, which a valid timer id already implies.
+ * argument checks, which a valid timer id already implies. Calling this
+ * again with another manager is fine once no timer of the set-up before
+ * is running (stopped or deleted, or that manager deinitialised).
  * @retval 0 done
  * @retval -EINVAL a NULL argument, @p tick_hz 0 or not dividing @p sys_hz,
  *         a kernel tick of more than 2^30 of the manager's ticks

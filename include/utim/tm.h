@@ -192,7 +192,10 @@ void utim_tm_timer_init(utim_tm_timer_t *t, utim_tm_cb_t cb, void *arg);
 /**
  * @brief Start (or restart) @p t to expire @p ticks from now, then every
  *        @p period ticks (0: once). A pending setting is replaced: its
- *        callback does not run for it.
+ *        callback does not run for it. A pending timer belongs to the
+ *        manager it was started on: start or stop it through that one only
+ *        (the node has no room to record its manager, so another manager
+ *        cannot tell; after utim_tm_deinit() no timer is pending).
  * @param tm     the manager
  * @param t      the timer (initialised)
  * @param ticks  ticks from now, 0 to 2^62 (0: due at once; the callback may
