@@ -83,7 +83,7 @@ static const bench_cli_t tm_cli = {
     .opts = tm_optv,
     .nopts = sizeof tm_optv / sizeof tm_optv[0],
     .json_help = "{\"benchmark\":\"tm\",\"machine\":{...},\"instance\":...,\"memory_floor\":[{"
-                 "\"n\",\"ns\",\"dependent_ns\"}],\"cost\":[{\"workload\","
+                 "\"n\",\"ns\",\"dependent_ns\",\"unlink_ns\"}],\"cost\":[{\"workload\","
                  "\"structure\",\"n\",\"start_ns\",\"stop_ns\",\"expiry_ns\",\"start_instr\","
                  "\"stop_instr\",\"expiry_instr\",\"ops\"}],\"ratios\":{...},\"targets\":[...],"
                  "\"fig3\":[{\"mode\",\"tasks\",\"instructions\"}],\"fig4\":[{\"tasks\","
@@ -452,6 +452,31 @@ __attribute__((noinline)) static void chase_batch(size_t k) {
   sink = v;
 }
 
+/* A bare unlink of each batch timer from its list in the manager's wheel:
+ * the accesses an intrusive doubly linked list's removal cannot avoid (the
+ * timer's links, then its two neighbours), none of the manager's other
+ * work (lock, checks, bitmaps, count). The timer keeps its own links, so
+ * relink_batch() puts the batch back exactly: the floor of a stop on the
+ * manager's own lists. Nothing else runs in between (NOP instance, one
+ * thread). */
+__attribute__((noinline)) static void unlink_batch(size_t k) {
+  for (size_t j = 0; j < k; j++) {
+    utim_tm_link_t *l = &tmt[batch_idx[j]].node.link;
+    l->prev->next = l->next;
+    l->next->prev = l->prev;
+  }
+}
+
+/* Undo unlink_batch() (untimed): in reverse order, each timer's neighbours
+ * are back in place when it is relinked between them. */
+static void relink_batch(size_t k) {
+  for (size_t j = k; j-- > 0;) {
+    utim_tm_link_t *l = &tmt[batch_idx[j]].node.link;
+    l->prev->next = l;
+    l->next->prev = l;
+  }
+}
+
 static double now_ns(void) {
   return (double)utim_native_clock_ns(CLOCK_MONOTONIC);
 }
@@ -474,10 +499,11 @@ typedef struct tm_report {
   cost_t cost[W_COUNT][S_COUNT][TM_NS_COUNT];
   size_t nn; /* sizes measured */
   char cg_note[320];
-  double uv_idle_ns;                /* an empty uv_run(UV_RUN_NOWAIT), subtracted */
-  double floor_ns[TM_NS_COUNT];     /* one read of a random timer among N: the memory floor */
-  double floor_dep_ns[TM_NS_COUNT]; /* the same reads made dependent: the miss latency */
-  tm_paper_t paper;                 /* parts 2 and 3 (tm_paper.c) */
+  double uv_idle_ns;                   /* an empty uv_run(UV_RUN_NOWAIT), subtracted */
+  double floor_ns[TM_NS_COUNT];        /* one read of a random timer among N: the memory floor */
+  double floor_dep_ns[TM_NS_COUNT];    /* the same reads made dependent: the miss latency */
+  double floor_unlink_ns[TM_NS_COUNT]; /* a bare unlink of the timer: a stop's list accesses */
+  tm_paper_t paper;                    /* parts 2 and 3 (tm_paper.c) */
 } tm_report_t;
 
 /* Operations per timed batch: up to 1000 distinct timers, fewer for the
@@ -544,14 +570,18 @@ static double expire_batch(unsigned s, unsigned w, size_t k, uint64_t *served) {
   return t1 - t0;
 }
 
-/* Median ns per read of @p reads over @p rounds fresh batches (v: scratch). */
-static double floor_of(void (*reads)(size_t), size_t n, size_t k, unsigned w, unsigned rounds,
-                       double *v) {
+/* Median ns per operation of @p ops over @p rounds fresh batches, @p undo
+ * (or NULL) run after each, untimed (v: scratch). */
+static double floor_of(void (*ops)(size_t), void (*undo)(size_t), size_t n, size_t k, unsigned w,
+                       unsigned rounds, double *v) {
   for (unsigned rd = 0; rd < rounds; rd++) {
     pick(n, k, w);
     const double t0 = now_ns();
-    reads(k);
+    ops(k);
     v[rd] = (now_ns() - t0) / (double)k;
+    if (undo != NULL) {
+      undo(k);
+    }
   }
   return median(v, rounds);
 }
@@ -572,9 +602,10 @@ static void measure_cost(const tm_opts_t *o, tm_report_t *r, unsigned w, unsigne
     if (s == S_TM && w == W_UNIFORM) {
       /* The memory floor: the same batches, each operation one read of
        * its timer (what any structure must at least touch), independent
-       * reads and dependent ones. */
-      r->floor_ns[ni] = floor_of(touch_batch, n, k, w, rounds, v0);
-      r->floor_dep_ns[ni] = floor_of(chase_batch, n, k, w, rounds, v0);
+       * reads and dependent ones, and a bare unlink from its list. */
+      r->floor_ns[ni] = floor_of(touch_batch, NULL, n, k, w, rounds, v0);
+      r->floor_dep_ns[ni] = floor_of(chase_batch, NULL, n, k, w, rounds, v0);
+      r->floor_unlink_ns[ni] = floor_of(unlink_batch, relink_batch, n, k, w, rounds, v0);
     }
     /* One untimed round first: code and the batch's paths warm. */
     pick(n, k, w);
@@ -807,6 +838,10 @@ static void print_table(FILE *f, const void *rp) {
   for (size_t ni = 0; ni < r->nn; ni++) {
     fprintf(f, " %zu: %.1f%s", n_list[ni], r->floor_dep_ns[ni], ni + 1u < r->nn ? "," : "\n");
   }
+  fprintf(f, "  bare unlink (a stop's list accesses on the manager's lists, nothing else), ns:");
+  for (size_t ni = 0; ni < r->nn; ni++) {
+    fprintf(f, " %zu: %.1f%s", n_list[ni], r->floor_unlink_ns[ni], ni + 1u < r->nn ? "," : "\n");
+  }
   fprintf(f, "  callgrind: %s\n\n", r->cg_note);
   static const bench_col_t cols[] = {
       {"workload", -9, 0}, {"structure", -11, 0}, {"pending", 8, 0},    {"ops", 5, 0},
@@ -872,6 +907,7 @@ static void print_json(bench_jw_t *w, const void *rp) {
     bench_jw_uint(w, "n", n_list[ni]);
     bench_jw_num(w, "ns", true, r->floor_ns[ni]);
     bench_jw_num(w, "dependent_ns", true, r->floor_dep_ns[ni]);
+    bench_jw_num(w, "unlink_ns", true, r->floor_unlink_ns[ni]);
     bench_jw_end(w);
   }
   bench_jw_end(w);
