@@ -687,7 +687,9 @@ uint32_t sim_irq_disable(void) {
  * mask stuck. */
 void sim_irq_restore(uint32_t key) {
   g_irq_depth = key;
-  if (key == 0u) {
+  /* Only a timer with an enabled event flagged (g_active) or a device can
+   * have an interrupt pending: without either, deliver() would find none. */
+  if (key == 0u && (g_active != 0u || g_ndev != 0u)) {
     deliver();
   }
 }
