@@ -14,12 +14,13 @@
  *    board's SIM_MTIME64, whose interrupt serves them), libuv's timers
  *    (uv_timer_start/stop on a uv_loop_t: a binary heap) and a sorted delta
  *    list (the structure of Zephyr's timeouts, RTX5, FreeRTOS's delayed
- *    list and RIOT's ztimer; a baseline written in this file). Each figure
+ *    list and RIOT's ztimer; a baseline written in tm_dlist.c). Each figure
  *    is the median over rounds of a batch of operations on distinct random
  *    pending timers, after an untimed round; instruction counts come from a
  *    run of the same batches under callgrind (N up to 10^5, to keep the run
- *    short). The same batches with one read of each timer give the memory
- *    floor.
+ *    short). The same batches with one read of each timer (independent and
+ *    dependent) and with a bare unlink of each from its list give the
+ *    floors.
  * 2. **Paper Fig. 3**: instructions of the interrupt that wakes one task,
  *    from its delivery to its return (the wake hook included), against the
  *    number of delayed tasks, tickless and ticked, under callgrind.
@@ -145,97 +146,7 @@ static void uv_cb(uv_timer_t *h) {
 }
 #endif
 
-/* The delta list: sorted by expiry, each node keeping its distance to its
- * predecessor (the head's to the list's time), so the time can advance by
- * decrementing the head. Insert walks from the head (O(position)), remove
- * gives its delta to its successor (O(1)). */
-typedef struct dl_node {
-  struct dl_node *next;
-  struct dl_node *prev;
-  uint64_t delta;
-  uint64_t period;
-  bool linked;
-} dl_node_t;
-
-static dl_node_t dl_head; /* sentinel */
-static dl_node_t *dlt;
-
-static void dl_init(void) {
-  dl_head.next = &dl_head;
-  dl_head.prev = &dl_head;
-}
-
-static void dl_remove(dl_node_t *n) {
-  if (!n->linked) {
-    return;
-  }
-  if (n->next != &dl_head) {
-    n->next->delta += n->delta;
-  }
-  n->prev->next = n->next;
-  n->next->prev = n->prev;
-  n->linked = false;
-}
-
-static void dl_insert(dl_node_t *n, uint64_t ticks) {
-  dl_remove(n);
-  dl_node_t *at = dl_head.next;
-  while (at != &dl_head && at->delta <= ticks) {
-    ticks -= at->delta;
-    at = at->next;
-  }
-  if (at != &dl_head) {
-    at->delta -= ticks;
-  }
-  n->delta = ticks;
-  n->next = at;
-  n->prev = at->prev;
-  at->prev->next = n;
-  at->prev = n;
-  n->linked = true;
-}
-
-/* Advance the list's time by @p ticks, expiring what comes due. */
-static void dl_advance(uint64_t ticks) {
-  while (dl_head.next != &dl_head) {
-    dl_node_t *n = dl_head.next;
-    if (n->delta > ticks) {
-      n->delta -= ticks;
-      return;
-    }
-    ticks -= n->delta;
-    dl_remove(n);
-    n->delta = 0u;
-    fired++;
-    if (n->period != 0u) {
-      dl_insert(n, n->period);
-    }
-  }
-}
-
-/* Build the list from N nodes with expiries @p exp at once, sorted. */
-static int cmp_u64_idx(const void *a, const void *b) {
-  const uint64_t *x = a;
-  const uint64_t *y = b;
-  return x[0] < y[0] ? -1 : (x[0] > y[0] ? 1 : 0);
-}
-
-static int dl_build(uint64_t (*pairs)[2], size_t n) {
-  qsort(pairs, n, sizeof pairs[0], cmp_u64_idx);
-  dl_init();
-  uint64_t prev = 0;
-  for (size_t i = 0; i < n; i++) {
-    dl_node_t *d = &dlt[pairs[i][1]];
-    d->delta = pairs[i][0] - prev;
-    prev = pairs[i][0];
-    d->prev = dl_head.prev;
-    d->next = &dl_head;
-    dl_head.prev->next = d;
-    dl_head.prev = d;
-    d->linked = true;
-  }
-  return 0;
-}
+static dl_node_t *dlt; /* the delta list baseline's nodes (tm_dlist.c) */
 
 /* ---- one structure's operations --------------------------------------------------- */
 
@@ -316,7 +227,7 @@ __attribute__((noinline)) static void tmb_cg_uv_expire(void) {
 #endif
 static uint64_t dl_due;
 __attribute__((noinline)) static void tmb_cg_dl_expire(void) {
-  dl_advance(dl_due);
+  fired += dl_advance(dl_due);
 }
 
 static bool have(unsigned s) {
@@ -395,7 +306,10 @@ static int setup(unsigned s, unsigned w, size_t n, const utim_periph_t *p) {
       op_start(s, i, t, period);
     }
   }
-  return s == S_DL ? dl_build(pairs, n) : 0;
+  if (s == S_DL) {
+    dl_build(dlt, pairs, n);
+  }
+  return 0;
 }
 
 static void teardown(unsigned s, size_t n) {

@@ -1,8 +1,9 @@
 /**
  * @file tm_bench.h
  * @brief Internal interfaces of `utim-bench tm` (cmd_tm.c, part 1: cost per
- *        start, stop and expiry against libuv and a delta list) and its
- *        paper figures (tm_paper.c, parts 2 and 3: Fig. 3 and Fig. 4).
+ *        start, stop and expiry against libuv and a delta list, the latter
+ *        in tm_dlist.c) and its paper figures (tm_paper.c, parts 2 and 3:
+ *        Fig. 3 and Fig. 4).
  */
 #ifndef UTIM_BENCH_TM_BENCH_H
 #define UTIM_BENCH_TM_BENCH_H
@@ -21,6 +22,34 @@
  * @return utim_tm_init()'s result, or -1 when @p p cannot run at 1 MHz
  */
 int tm_bench_begin(utim_tm_t *m, const utim_periph_t *p, utim_tm_mode_t mode, uint64_t tick);
+
+/** @brief A node of the delta-list baseline (tm_dlist.c). */
+typedef struct dl_node {
+  struct dl_node *next; /**< later node, or the list's head */
+  struct dl_node *prev; /**< earlier node, or the list's head */
+  uint64_t delta;       /**< ticks after its predecessor (the head: after the list's time) */
+  uint64_t period;      /**< 0: one-shot; else re-inserted this far ahead when it expires */
+  bool linked;          /**< on the list */
+} dl_node_t;
+
+/** @brief Take @p n off the list (nothing when it is not on it). */
+void dl_remove(dl_node_t *n);
+
+/** @brief (Re)insert @p n @p ticks after the list's time, walking from the head. */
+void dl_insert(dl_node_t *n, uint64_t ticks);
+
+/**
+ * @brief Advance the list's time by @p ticks, expiring what comes due
+ *        (periodic nodes go back on).
+ * @return the nodes expired
+ */
+uint64_t dl_advance(uint64_t ticks);
+
+/**
+ * @brief The list afresh from @p n (expiry, index into @p nodes) pairs at
+ *        once, sorted (it sorts @p pairs).
+ */
+void dl_build(dl_node_t *nodes, uint64_t (*pairs)[2], size_t n);
 
 /** @brief The results of Fig. 3 and Fig. 4. */
 typedef struct tm_paper {
