@@ -16,9 +16,11 @@
 #define OS2_MAGIC 0x4f533254u /* "OS2T" */
 
 /* The most manager ticks a kernel tick may span: then any 32-bit count of
- * kernel ticks is at most 2^62 manager ticks, the manager's range, and the
- * start path calls it without its own checks (tm_layer.h). */
+ * kernel ticks is within the manager's range, and the start path calls it
+ * without its own checks (tm_layer.h). */
 #define OS2_MAX_RATIO ((uint32_t)1 << 30)
+_Static_assert((uint64_t)UINT32_MAX *OS2_MAX_RATIO <= UTIM_TM__MAX_AHEAD,
+               "a 32-bit kernel tick count must convert within the manager's range");
 
 /* The checks and conversions of the start/stop paths, inlined even at -Os:
  * a call each would cost more than their bodies (the layer's overhead is
@@ -343,7 +345,7 @@ osStatus_t osTimerStart(osTimerId_t timer_id, uint32_t ticks) {
    * the manager's lock), and none of the new setting's can be. */
   gen_bump(c);
   /* A valid id is a timer osTimerNew() set up with its callback on the
-   * kernel's running manager, and d at most 2^62 (OS2_MAX_RATIO): the
+   * kernel's running manager, and d within its range (OS2_MAX_RATIO): the
    * manager's own checks would find nothing, so they are not made again. */
   utim_tm__start(g.tm, &c->t, span(d), period);
   return osOK;

@@ -14,8 +14,6 @@
 #include "tm_layer.h"
 #include "utim/port.h"
 
-/* Expiries farther than this are refused (well inside the wheel's "ahead"). */
-#define TM_MAX_AHEAD ((uint64_t)1 << 62)
 /* Modular time: a difference of 2^63 or more is "behind". */
 #define TM_HALF ((uint64_t)1 << 63)
 
@@ -290,7 +288,7 @@ void utim_tm_timer_init(utim_tm_timer_t *t, utim_tm_cb_t cb, void *arg) {
 
 /* The checks every start makes (utim_tm_start()'s -EINVAL). */
 static bool start_ok(const utim_tm_t *tm, const utim_tm_timer_t *t, uint64_t period) {
-  return tm != NULL && t != NULL && tm->running && t->cb != NULL && period <= TM_MAX_AHEAD;
+  return tm != NULL && t != NULL && tm->running && t->cb != NULL && period <= UTIM_TM__MAX_AHEAD;
 }
 
 /* Put t on the wheel at internal time @p at (due at once when not ahead of
@@ -315,7 +313,7 @@ void utim_tm__start(utim_tm_t *tm, utim_tm_timer_t *t, uint64_t ticks, uint64_t 
 }
 
 int utim_tm_start(utim_tm_t *tm, utim_tm_timer_t *t, uint64_t ticks, uint64_t period) {
-  if (!start_ok(tm, t, period) || ticks > TM_MAX_AHEAD) {
+  if (!start_ok(tm, t, period) || ticks > UTIM_TM__MAX_AHEAD) {
     return -EINVAL;
   }
   utim_tm__start(tm, t, ticks, period);
@@ -329,7 +327,7 @@ int utim_tm_start_at(utim_tm_t *tm, utim_tm_timer_t *t, uint64_t when, uint64_t 
   const uint32_t key = utim_port_lock();
   const uint64_t now = now_locked(tm);
   const uint64_t at = when - tm->offset;
-  if (at - now > TM_MAX_AHEAD && at - now < TM_HALF) {
+  if (at - now > UTIM_TM__MAX_AHEAD && at - now < TM_HALF) {
     utim_port_unlock(key);
     return -EINVAL;
   }

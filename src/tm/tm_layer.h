@@ -7,7 +7,7 @@
  * manager's (the thin mapping the CMSIS-RTOS evaluation paper measures).
  * Preconditions, not checked (a violation is undefined behaviour):
  * @p tm initialised and not deinitialised, @p t initialised with a
- * callback, @p ticks and @p period at most 2^62.
+ * callback, @p ticks and @p period at most UTIM_TM__MAX_AHEAD.
  */
 #ifndef UTIM_TM_LAYER_H
 #define UTIM_TM_LAYER_H
@@ -17,6 +17,10 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* The farthest a start reaches, in ticks (well inside the wheel's
+ * "ahead", 2^63): utim_tm_start() refuses more. */
+#define UTIM_TM__MAX_AHEAD ((uint64_t)1 << 62)
 
 /* utim_tm_start() of valid arguments (it cannot fail). */
 void utim_tm__start(utim_tm_t *tm, utim_tm_timer_t *t, uint64_t ticks, uint64_t period);
