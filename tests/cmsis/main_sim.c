@@ -72,6 +72,15 @@ static bool setup(void) {
          utim_os2_init(&g_tm, SYS_HZ, TICK_HZ, &binding) == 0;
 }
 
+/* setup() for a case of this file's own: a failure fails the case. */
+static bool begin(void) {
+  if (!setup()) {
+    TH_CHECK(!"set-up failed");
+    return false;
+  }
+  return true;
+}
+
 static void teardown(void) {
   run_queue();
   (void)utim_tm_deinit(&g_tm);
@@ -106,8 +115,7 @@ static void start_and_expire(osTimerId_t t, uint32_t ticks) {
 
 static void c_deferred(void *arg) {
   (void)arg;
-  if (!setup()) {
-    TH_CHECK(!"set-up failed");
+  if (!begin()) {
     return;
   }
   osTimerId_t per = osTimerNew(fired_cb, osTimerPeriodic, NULL, NULL);
@@ -160,8 +168,7 @@ static void c_deferred(void *arg) {
 /* utim_os2_init()'s refusals change nothing: the set-up before stays. */
 static void c_init_args(void *arg) {
   (void)arg;
-  if (!setup()) {
-    TH_CHECK(!"set-up failed");
+  if (!begin()) {
     return;
   }
   static const utim_os2_binding_t no_isr = {NULL, b_block_until, b_defer, NULL};
