@@ -83,13 +83,14 @@ static const bench_cli_t tm_cli = {
     .cmd = "tm",
     .opts = tm_optv,
     .nopts = sizeof tm_optv / sizeof tm_optv[0],
-    .json_help = "{\"benchmark\":\"tm\",\"machine\":{...},\"instance\":...,\"memory_floor\":[{"
-                 "\"n\",\"ns\",\"dependent_ns\",\"unlink_ns\"}],\"cost\":[{\"workload\","
-                 "\"structure\",\"n\",\"start_ns\",\"stop_ns\",\"expiry_ns\",\"start_instr\","
-                 "\"stop_instr\",\"expiry_instr\",\"ops\"}],\"ratios\":{...},\"targets\":[...],"
-                 "\"fig3\":[{\"mode\",\"tasks\",\"instructions\"}],\"fig4\":[{\"tasks\","
-                 "\"period_ms\",\"ticked_ns\",\"tickless_ns\",\"factor\",...}]}; null where "
-                 "not measured",
+    .json_help =
+        "{\"benchmark\":\"tm\",\"machine\":{...},\"instance\":...,\"memory_floor\":[{"
+        "\"n\",\"ns\",\"dependent_ns\",\"unlink_ns\",\"remove_ns\"}],\"cost\":[{\"workload\","
+        "\"structure\",\"n\",\"start_ns\",\"stop_ns\",\"expiry_ns\",\"start_instr\","
+        "\"stop_instr\",\"expiry_instr\",\"ops\"}],\"ratios\":{...},\"targets\":[...],"
+        "\"fig3\":[{\"mode\",\"tasks\",\"instructions\"}],\"fig4\":[{\"tasks\","
+        "\"period_ms\",\"ticked_ns\",\"tickless_ns\",\"factor\",...}]}; null where "
+        "not measured",
     .describe = tm_describe,
 };
 
@@ -381,6 +382,24 @@ __attribute__((noinline)) static void unlink_batch(size_t k) {
   }
 }
 
+/* The wheel's own remove of each batch timer (utim_tm_wheel_remove(): the
+ * unlink, plus the slot's bit, the count and the node marked not pending),
+ * none of the manager's lock and checks: between the bare unlink and the
+ * manager's stop. */
+__attribute__((noinline)) static void remove_batch(size_t k) {
+  for (size_t j = 0; j < k; j++) {
+    (void)utim_tm_wheel_remove(&mgr.wheel, &tmt[batch_idx[j]].node);
+  }
+}
+
+/* Undo remove_batch() (untimed): each timer back at its expiry. */
+static void reinsert_batch(size_t k) {
+  for (size_t j = 0; j < k; j++) {
+    utim_tm_node_t *nd = &tmt[batch_idx[j]].node;
+    utim_tm_wheel_insert(&mgr.wheel, nd, nd->expiry);
+  }
+}
+
 /* Undo unlink_batch() (untimed): in reverse order, each timer's neighbours
  * are back in place when it is relinked between them. */
 static void relink_batch(size_t k) {
@@ -417,6 +436,7 @@ typedef struct tm_report {
   double floor_ns[TM_NS_COUNT];        /* one read of a random timer among N: the memory floor */
   double floor_dep_ns[TM_NS_COUNT];    /* the same reads made dependent: the miss latency */
   double floor_unlink_ns[TM_NS_COUNT]; /* a bare unlink of the timer: a stop's list accesses */
+  double floor_remove_ns[TM_NS_COUNT]; /* the wheel's remove: the unlink and its bookkeeping */
   tm_paper_t paper;                    /* parts 2 and 3 (tm_paper.c) */
 } tm_report_t;
 
@@ -544,13 +564,15 @@ static void measure_cost(const tm_opts_t *o, tm_report_t *r, unsigned w, unsigne
     if (s == S_TM && w == W_UNIFORM) {
       /* The memory floor: the same batches, each operation one read of
        * its timer (what any structure must at least touch), independent
-       * reads and dependent ones, and a bare unlink from its list. After
+       * reads and dependent ones, a bare unlink from its list, and the
+       * wheel's own remove (the manager's stop without lock and checks). After
        * the timed rounds, so they cannot move the cost figures (with the
        * unlink measured first, one comparison of three runs each found the
        * starts at 10^6 at 45-61 ns against 38-39 without it). */
       r->floor_ns[ni] = floor_of(touch_batch, NULL, n, k, w, rounds, v2);
       r->floor_dep_ns[ni] = floor_of(chase_batch, NULL, n, k, w, rounds, v2);
       r->floor_unlink_ns[ni] = floor_of(unlink_batch, relink_batch, n, k, w, rounds, v2);
+      r->floor_remove_ns[ni] = floor_of(remove_batch, reinsert_batch, n, k, w, rounds, v2);
     }
     if (s == S_TM) {
       /* Expiries need the interrupt: the same N pending on the sim instance. */
@@ -728,6 +750,14 @@ static size_t targets(const tm_report_t *r, target_row_t *t) {
   return n;
 }
 
+/* One floor's line of the table: its ns per operation at each N measured. */
+static void print_floor(FILE *f, const tm_report_t *r, const char *what, const double *ns) {
+  fprintf(f, "  %s, ns:", what);
+  for (size_t ni = 0; ni < r->nn; ni++) {
+    fprintf(f, " %zu: %.1f%s", n_list[ni], ns[ni], ni + 1u < r->nn ? "," : "\n");
+  }
+}
+
 static void print_table(FILE *f, const void *rp) {
   const tm_report_t *r = rp;
   fprintf(f,
@@ -747,18 +777,14 @@ static void print_table(FILE *f, const void *rp) {
   fprintf(f, "  libuv:     not built in (libuv1-dev missing at configure time)\n");
 #endif
   fprintf(f, "  delta list: a baseline in the bench (sorted, deltas to the predecessor)\n");
-  fprintf(f, "  memory floor (the same batches, one read of each operation's timer), ns:");
-  for (size_t ni = 0; ni < r->nn; ni++) {
-    fprintf(f, " %zu: %.1f%s", n_list[ni], r->floor_ns[ni], ni + 1u < r->nn ? "," : "\n");
-  }
-  fprintf(f, "  dependent (each read's address waits on the previous one: a miss's latency), ns:");
-  for (size_t ni = 0; ni < r->nn; ni++) {
-    fprintf(f, " %zu: %.1f%s", n_list[ni], r->floor_dep_ns[ni], ni + 1u < r->nn ? "," : "\n");
-  }
-  fprintf(f, "  bare unlink (a stop's list accesses on the manager's lists, nothing else), ns:");
-  for (size_t ni = 0; ni < r->nn; ni++) {
-    fprintf(f, " %zu: %.1f%s", n_list[ni], r->floor_unlink_ns[ni], ni + 1u < r->nn ? "," : "\n");
-  }
+  print_floor(f, r, "memory floor (the same batches, one read of each operation's timer)",
+              r->floor_ns);
+  print_floor(f, r, "dependent (each read's address waits on the previous one: a miss's latency)",
+              r->floor_dep_ns);
+  print_floor(f, r, "bare unlink (a stop's list accesses on the manager's lists, nothing else)",
+              r->floor_unlink_ns);
+  print_floor(f, r, "wheel remove (utim_tm_wheel_remove(): the unlink and its bookkeeping)",
+              r->floor_remove_ns);
   fprintf(f, "  callgrind: %s\n\n", r->cg_note);
   static const bench_col_t cols[] = {
       {"workload", -9, 0}, {"structure", -11, 0}, {"pending", 8, 0},    {"ops", 5, 0},
@@ -825,6 +851,7 @@ static void print_json(bench_jw_t *w, const void *rp) {
     bench_jw_num(w, "ns", true, r->floor_ns[ni]);
     bench_jw_num(w, "dependent_ns", true, r->floor_dep_ns[ni]);
     bench_jw_num(w, "unlink_ns", true, r->floor_unlink_ns[ni]);
+    bench_jw_num(w, "remove_ns", true, r->floor_remove_ns[ni]);
     bench_jw_end(w);
   }
   bench_jw_end(w);
