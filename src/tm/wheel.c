@@ -22,6 +22,8 @@
 
 #include <stddef.h>
 
+#include "wheel_take.h"
+
 #define BITS   ((unsigned)UTIM_TM_WHEEL_BITS)
 #define LEVELS ((unsigned)UTIM_TM_WHEEL_LEVELS)
 #define SLOTS  UTIM_TM_WHEEL_SLOTS
@@ -135,34 +137,14 @@ static void place(utim_tm_wheel_t *w, utim_tm_node_t *n) {
   list_append(&w->slot[i], &n->link);
 }
 
-/* Take a node off its list, clearing its slot's bit when the list empties. */
-static void unlink_node(utim_tm_wheel_t *w, utim_tm_node_t *n) {
-  utim_tm_link_t *next = n->link.next;
-  utim_tm_link_t *prev = n->link.prev;
-  if (next == prev && next != &w->far) {
-    /* It was alone: next is its slot's head. */
-    const size_t i = (size_t)(next - w->slot);
-    w->used[i / SLOTS] &= (utim_tm_bitmap_t)~bit_of(i % SLOTS);
-  }
-  prev->next = next;
-  next->prev = prev;
-  n->link.next = NULL;
-  n->link.prev = NULL;
+bool utim_tm_wheel_remove(utim_tm_wheel_t *w, utim_tm_node_t *node) {
+  return wheel_take(w, node);
 }
 
 void utim_tm_wheel_insert(utim_tm_wheel_t *w, utim_tm_node_t *node, uint64_t expiry) {
   node->expiry = expiry;
   place(w, node);
   w->count++;
-}
-
-bool utim_tm_wheel_remove(utim_tm_wheel_t *w, utim_tm_node_t *node) {
-  if (!utim_tm_node_pending(node)) {
-    return false;
-  }
-  unlink_node(w, node);
-  w->count--;
-  return true;
 }
 
 bool utim_tm_wheel_next(const utim_tm_wheel_t *w, uint64_t *out) {
@@ -204,8 +186,8 @@ static void refile_far(utim_tm_wheel_t *w) {
     utim_tm_link_t *next = l->next;
     utim_tm_node_t *n = (utim_tm_node_t *)(void *)l;
     if (!beyond_levels(n->expiry, w->clk)) {
-      unlink_node(w, n);
-      place(w, n);
+      (void)utim_tm_wheel_remove(w, n);
+      utim_tm_wheel_insert(w, n, n->expiry);
     } else if (!any || n->expiry - w->clk < w->far_low - w->clk) {
       w->far_low = n->expiry;
       any = true;
@@ -229,8 +211,8 @@ static void jump(utim_tm_wheel_t *w, uint64_t t) {
   utim_tm_link_t *head = &w->slot[level * SLOTS + digit(t, level)];
   while (head->next != head) {
     utim_tm_node_t *n = (utim_tm_node_t *)(void *)head->next;
-    unlink_node(w, n);
-    place(w, n);
+    (void)utim_tm_wheel_remove(w, n);
+    utim_tm_wheel_insert(w, n, n->expiry);
   }
 }
 
@@ -244,8 +226,7 @@ uint32_t utim_tm_wheel_advance(utim_tm_wheel_t *w, uint64_t now, utim_tm_expire_
     utim_tm_link_t *head = &w->slot[digit(w->clk, 0u)];
     while (head->next != head) {
       utim_tm_node_t *n = (utim_tm_node_t *)(void *)head->next;
-      unlink_node(w, n);
-      w->count--;
+      (void)utim_tm_wheel_remove(w, n);
       fired++;
       fn(n, ctx);
       head = &w->slot[digit(w->clk, 0u)];
