@@ -218,6 +218,56 @@ static void t_checkpoint(void *arg) {
   }
 }
 
+/* A start re-arms the channel only when its expiry comes before the moment
+ * the channel is armed for: a later start makes a time read's register
+ * accesses and no more (no search, no second read, no write), an earlier
+ * one writes the channel. Time stands still (access cost 0), so the counts
+ * are exact on every sim shape with a channel. */
+static void t_rearm(void *arg) {
+  (void)arg;
+  for (unsigned i = 0; i < utim_count(); i++) {
+    const utim_periph_t *p = utim_by_index(i);
+    if (utim_channels(p) == 0u) {
+      continue;
+    }
+    th_context("%s", utim_name(p));
+    if (!setup(p, 0u, UTIM_TM_TICKLESS, 0)) {
+      return;
+    }
+    const uint64_t d = (utim_max(p) >> 1) / 4u; /* all three within the checkpoint */
+    if (!TH_CHECKF(d / 2u > utim_min_distance(p), "shape too small for the case")) {
+      return;
+    }
+    utim_tm_timer_t a;
+    utim_tm_timer_t b;
+    utim_tm_timer_t c;
+    utim_tm_timer_init(&a, noop_cb, NULL);
+    utim_tm_timer_init(&b, noop_cb, NULL);
+    utim_tm_timer_init(&c, noop_cb, NULL);
+    sim_set_access_cost(0u);
+    uint64_t a0 = sim_accesses();
+    const uint64_t t0 = utim_tm_now(&tm);
+    const uint64_t read = sim_accesses() - a0;
+    TH_EQ(utim_tm_start(&tm, &a, d, 0u), 0);
+    a0 = sim_accesses();
+    TH_EQ(utim_tm_start(&tm, &b, 2u * d, 0u), 0);
+    const uint64_t later = sim_accesses() - a0;
+    a0 = sim_accesses();
+    TH_EQ(utim_tm_start(&tm, &c, d / 2u, 0u), 0);
+    const uint64_t earlier = sim_accesses() - a0;
+    sim_set_access_cost(10u);
+    TH_CHECKF(later == read, "a later start made %" PRIu64 " register accesses, a read %" PRIu64,
+              later, read);
+    TH_CHECKF(earlier > read,
+              "an earlier start made %" PRIu64 " register accesses, a read %" PRIu64, earlier,
+              read);
+    uint64_t at = 0;
+    TH_EQ(utim_tm_expiry(&tm, &c, &at), 0);
+    TH_EQU(at, t0 + d / 2u);
+    TH_EQ(utim_tm_deinit(&tm), 0);
+  }
+}
+
 /* ---- system time ------------------------------------------------------------ */
 
 /* The time in tickless mode or on the overflow, against virtual time. */
@@ -625,6 +675,7 @@ int main(int argc, char **argv) {
           opt_seed, opt_ops, opt_seed, opt_ops, sizeof(utim_tm_timer_t), sizeof(utim_tm_t));
   th_run("argument errors, remaining time across set_time", t_errors, NULL);
   th_run("checkpoint arming, counter still between reads", t_checkpoint, NULL);
+  th_run("a start re-arms the channel only when it comes first", t_rearm, NULL);
   for (unsigned i = 0; i < utim_count(); i++) {
     const utim_periph_t *p = utim_by_index(i);
     if (utim_channels(p) == 0u) {
