@@ -109,8 +109,10 @@ void utim_tm_wheel_init(utim_tm_wheel_t *w, uint64_t now) {
   w->count = 0u;
 }
 
-/* Put a node (off every list) where its expiry says, relative to clk. */
-static void place(utim_tm_wheel_t *w, utim_tm_node_t *n) {
+/* Put a node (off every list) where its expiry says, relative to clk.
+ * Inline into utim_tm_wheel_insert(), for the reason the manager's put()
+ * is (tm.c). */
+static inline void place(utim_tm_wheel_t *w, utim_tm_node_t *n) {
   const uint64_t e = n->expiry;
   if (e - w->clk >= HALF || e == w->clk) {
     /* Due: the current slot of level 0, which advance() empties first. */
