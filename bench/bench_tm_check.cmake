@@ -1,7 +1,8 @@
 # Behaviour check of `utim-bench tm`, run by ctest in script mode (never speed):
 #   cmake -DBENCH=<path to utim-bench> -DCALLGRIND=ON|OFF -P bench_tm_check.cmake
 # `tm --quick --json` exits 0 and prints one JSON document: benchmark "tm", a cost
-# row of every (workload, structure) at 10 and 1000 pending with its fields, the four
+# row of every (workload, structure) at 10 and 1000 pending with its fields, the memory
+# floors at both (positive), the four
 # issue targets (not measured in a quick run: value and met null), Fig. 3 rows for
 # both modes with instruction counts when CALLGRIND is ON (ASan builds run without
 # valgrind; the hardware mode too where the HTM is co-simulated: HTM ON), and Fig. 4 rows
@@ -55,6 +56,32 @@ if(NOT jerr)
     list(APPEND seen "${wl}/${st}/${np}")
   endforeach()
 endif()
+# Memory floors: a row for 10 and 1000 pending, each floor a positive number.
+string(JSON nfloor ERROR_VARIABLE jerr LENGTH "${out}" memory_floor)
+set(floors "")
+if(NOT jerr AND nfloor GREATER 0)
+  math(EXPR last "${nfloor} - 1")
+  foreach(i RANGE ${last})
+    string(JSON np GET "${out}" memory_floor ${i} n)
+    set(row_ok ON)
+    foreach(key ns dependent_ns unlink_ns remove_ns)
+      string(JSON v ERROR_VARIABLE e GET "${out}" memory_floor ${i} ${key})
+      string(JSON t ERROR_VARIABLE e2 TYPE "${out}" memory_floor ${i} ${key})
+      if(e OR e2 OR NOT t STREQUAL "NUMBER" OR NOT v GREATER 0)
+        set(row_ok OFF)
+      endif()
+    endforeach()
+    if(row_ok)
+      list(APPEND floors ${np})
+    endif()
+  endforeach()
+endif()
+set(ok OFF)
+if("10" IN_LIST floors AND "1000" IN_LIST floors)
+  set(ok ON)
+endif()
+check(ok "memory floors (read, dependent, bare unlink, wheel remove) at 10 and 1000 pending (${floors})")
+
 foreach(wl uniform network periodic)
   foreach(st "utim tm" "libuv" "delta list")
     foreach(np 10 1000)
