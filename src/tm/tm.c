@@ -15,16 +15,6 @@
 #include "utim/port.h"
 #include "wheel_take.h"
 
-/* The wheel's remove, most of what a stop does: inline where the build
- * optimises for speed (a stop's own call and frame are a sixth of its
- * instructions on a host: 63 -> 54 with the bench's loop, utim-bench tm),
- * the wheel's one copy where it optimises for size (-Os, the MCU builds). */
-#ifdef __OPTIMIZE_SIZE__
-#define TM_TAKE utim_tm_wheel_remove
-#else
-#define TM_TAKE wheel_take
-#endif
-
 /* Modular time: a difference of 2^63 or more is "behind". */
 #define TM_HALF ((uint64_t)1 << 63)
 
@@ -319,7 +309,7 @@ static inline void put(utim_tm_t *tm, utim_tm_timer_t *t, uint64_t at, uint64_t 
   if (at - now >= TM_HALF) {
     at = now; /* in the past: due at once */
   }
-  (void)TM_TAKE(&tm->wheel, &t->node);
+  (void)WHEEL_TAKE(&tm->wheel, &t->node);
   t->period = period;
   utim_tm_wheel_insert(&tm->wheel, &t->node, at);
   if (tm->mode == UTIM_TM_TICKLESS) {
@@ -356,13 +346,6 @@ int utim_tm_start_at(utim_tm_t *tm, utim_tm_timer_t *t, uint64_t when, uint64_t 
   put(tm, t, at, now, period);
   utim_port_unlock(key);
   return 0;
-}
-
-bool utim_tm__stop(utim_tm_t *tm, utim_tm_timer_t *t) {
-  const uint32_t key = utim_port_lock();
-  const bool was = TM_TAKE(&tm->wheel, &t->node);
-  utim_port_unlock(key);
-  return was;
 }
 
 int utim_tm_stop(utim_tm_t *tm, utim_tm_timer_t *t) {

@@ -12,7 +12,12 @@
 #ifndef UTIM_TM_LAYER_H
 #define UTIM_TM_LAYER_H
 
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "utim/port.h"
 #include "utim/tm.h"
+#include "wheel_take.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -25,8 +30,14 @@ extern "C" {
 /* utim_tm_start() of valid arguments (it cannot fail). */
 void utim_tm__start(utim_tm_t *tm, utim_tm_timer_t *t, uint64_t ticks, uint64_t period);
 
-/* utim_tm_stop() of valid arguments: whether it ended a pending setting. */
-bool utim_tm__stop(utim_tm_t *tm, utim_tm_timer_t *t);
+/* utim_tm_stop() of valid arguments: whether it ended a pending setting.
+ * Inline, so a layer's stop is one function, as the manager's own is. */
+static inline bool utim_tm__stop(utim_tm_t *tm, utim_tm_timer_t *t) {
+  const uint32_t key = utim_port_lock();
+  const bool was = WHEEL_TAKE(&tm->wheel, &t->node);
+  utim_port_unlock(key);
+  return was;
+}
 
 #ifdef __cplusplus
 }
