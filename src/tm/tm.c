@@ -209,11 +209,16 @@ int utim_tm_init(utim_tm_t *tm, const utim_periph_t *p, unsigned ch, utim_tm_mod
     if ((utim_caps(p) & UTIM_CAP_TOP) != 0u) {
       rc = utim_set_property(p, UTIM_PROP_TOP, tick - 1u);
     }
-    /* Internal time 0 now: the count is added to the time of the last wrap. */
-    tm->last = 0u - utim_read(p);
     if (rc == 0) {
       rc = utim_set_overflow_cb(p, on_overflow, tm);
     }
+    /* Internal time 0 now, read as every time is: the count, plus a period
+     * when the hardware has flagged a wrap since the callback was set (that
+     * wrap is the callback's, which runs after the unlock). A wrap before
+     * is no one's: the driver drops its flag when the interrupt goes on.
+     * Reading before setting the callback lost a wrap in between. */
+    tm->last = 0u;
+    tm->last = 0u - now_locked(tm);
   } else {
     tm->last = 0u;
     tm->last_raw = utim_read(p);
