@@ -19,8 +19,8 @@
  *    pending timers, after an untimed round; instruction counts come from a
  *    run of the same batches under callgrind (N up to 10^5, to keep the run
  *    short). The same batches with one read of each timer (independent and
- *    dependent) and with a bare unlink of each from its list give the
- *    floors.
+ *    dependent), a bare unlink of each from its list and the wheel's own
+ *    remove give the floors (tm_floor.c).
  * 2. **Paper Fig. 3**: instructions of the interrupt that wakes one task,
  *    from its delivery to its return (the wake hook included), against the
  *    number of delayed tasks, tickless and ticked, under callgrind.
@@ -341,75 +341,6 @@ static void pick(size_t n, size_t k, unsigned w) {
   }
 }
 
-static volatile uint64_t sink;
-/* 0, but not known to the compiler: ANDed with a read's value it makes the
- * next read's address wait for that read without changing it. */
-static volatile uint64_t zero_dep;
-
-/* One read of each batch timer's memory (the floor of part 1). */
-__attribute__((noinline)) static void touch_batch(size_t k) {
-  uint64_t acc = 0;
-  for (size_t j = 0; j < k; j++) {
-    acc += *(volatile const uint64_t *)&tmt[batch_idx[j]].period;
-  }
-  sink = acc;
-}
-
-/* The same reads, each one's address waiting on the previous read's value:
- * one miss latency per read (the floor of an operation whose second access
- * depends on its first, as a stop's unlink on the timer's links). */
-__attribute__((noinline)) static void chase_batch(size_t k) {
-  const uint64_t z = zero_dep;
-  uint64_t v = 0;
-  for (size_t j = 0; j < k; j++) {
-    v = *(volatile const uint64_t *)&tmt[batch_idx[j] + (size_t)(v & z)].period;
-  }
-  sink = v;
-}
-
-/* A bare unlink of each batch timer from its list in the manager's wheel:
- * the accesses an intrusive doubly linked list's removal cannot avoid (the
- * timer's links, then its two neighbours), none of the manager's other
- * work (lock, checks, bitmaps, count). The timer keeps its own links, so
- * relink_batch() puts the batch back exactly: the floor of a stop on the
- * manager's own lists. Nothing else runs in between (NOP instance, one
- * thread). */
-__attribute__((noinline)) static void unlink_batch(size_t k) {
-  for (size_t j = 0; j < k; j++) {
-    utim_tm_link_t *l = &tmt[batch_idx[j]].node.link;
-    l->prev->next = l->next;
-    l->next->prev = l->prev;
-  }
-}
-
-/* The wheel's own remove of each batch timer (utim_tm_wheel_remove(): the
- * unlink, plus the slot's bit, the count and the node marked not pending),
- * none of the manager's lock and checks: between the bare unlink and the
- * manager's stop. */
-__attribute__((noinline)) static void remove_batch(size_t k) {
-  for (size_t j = 0; j < k; j++) {
-    (void)utim_tm_wheel_remove(&mgr.wheel, &tmt[batch_idx[j]].node);
-  }
-}
-
-/* Undo remove_batch() (untimed): each timer back at its expiry. */
-static void reinsert_batch(size_t k) {
-  for (size_t j = 0; j < k; j++) {
-    utim_tm_node_t *nd = &tmt[batch_idx[j]].node;
-    utim_tm_wheel_insert(&mgr.wheel, nd, nd->expiry);
-  }
-}
-
-/* Undo unlink_batch() (untimed): in reverse order, each timer's neighbours
- * are back in place when it is relinked between them. */
-static void relink_batch(size_t k) {
-  for (size_t j = k; j-- > 0;) {
-    utim_tm_link_t *l = &tmt[batch_idx[j]].node.link;
-    l->prev->next = l;
-    l->next->prev = l;
-  }
-}
-
 static double now_ns(void) {
   return (double)utim_native_clock_ns(CLOCK_MONOTONIC);
 }
@@ -432,12 +363,9 @@ typedef struct tm_report {
   cost_t cost[W_COUNT][S_COUNT][TM_NS_COUNT];
   size_t nn; /* sizes measured */
   char cg_note[320];
-  double uv_idle_ns;                   /* an empty uv_run(UV_RUN_NOWAIT), subtracted */
-  double floor_ns[TM_NS_COUNT];        /* one read of a random timer among N: the memory floor */
-  double floor_dep_ns[TM_NS_COUNT];    /* the same reads made dependent: the miss latency */
-  double floor_unlink_ns[TM_NS_COUNT]; /* a bare unlink of the timer: a stop's list accesses */
-  double floor_remove_ns[TM_NS_COUNT]; /* the wheel's remove: the unlink and its bookkeeping */
-  tm_paper_t paper;                    /* parts 2 and 3 (tm_paper.c) */
+  double uv_idle_ns;              /* an empty uv_run(UV_RUN_NOWAIT), subtracted */
+  tm_floors_t floor[TM_NS_COUNT]; /* the memory floors (tm_floor.c) */
+  tm_paper_t paper;               /* parts 2 and 3 (tm_paper.c) */
 } tm_report_t;
 
 /* Operations per timed batch: up to 1000 distinct timers, fewer for the
@@ -504,20 +432,15 @@ static double expire_batch(unsigned s, unsigned w, size_t k, uint64_t *served) {
   return t1 - t0;
 }
 
-/* Median ns per operation of @p ops over @p rounds fresh batches, @p undo
- * (or NULL) run after each, untimed (v: scratch). */
-static double floor_of(void (*ops)(size_t), void (*undo)(size_t), size_t n, size_t k, unsigned w,
-                       unsigned rounds, double *v) {
-  for (unsigned rd = 0; rd < rounds; rd++) {
-    pick(n, k, w);
-    const double t0 = now_ns();
-    ops(k);
-    v[rd] = (now_ns() - t0) / (double)k;
-    if (undo != NULL) {
-      undo(k);
-    }
-  }
-  return median(v, rounds);
+/* A fresh batch for the floors: the uniform workload's (pick()). */
+typedef struct floor_pick {
+  size_t n, k;
+  unsigned w;
+} floor_pick_t;
+
+static void floor_pick(void *ctx) {
+  const floor_pick_t *fp = ctx;
+  pick(fp->n, fp->k, fp->w);
 }
 
 static void measure_cost(const tm_opts_t *o, tm_report_t *r, unsigned w, unsigned s, size_t ni) {
@@ -569,10 +492,9 @@ static void measure_cost(const tm_opts_t *o, tm_report_t *r, unsigned w, unsigne
        * the timed rounds, so they cannot move the cost figures (with the
        * unlink measured first, one comparison of three runs each found the
        * starts at 10^6 at 45-61 ns against 38-39 without it). */
-      r->floor_ns[ni] = floor_of(touch_batch, NULL, n, k, w, rounds, v2);
-      r->floor_dep_ns[ni] = floor_of(chase_batch, NULL, n, k, w, rounds, v2);
-      r->floor_unlink_ns[ni] = floor_of(unlink_batch, relink_batch, n, k, w, rounds, v2);
-      r->floor_remove_ns[ni] = floor_of(remove_batch, reinsert_batch, n, k, w, rounds, v2);
+      floor_pick_t fp = {n, k, w};
+      const tm_floor_batch_t fb = {&mgr.wheel, tmt, batch_idx, k, floor_pick, &fp};
+      tm_floors_measure(&fb, rounds, v2, &r->floor[ni]);
     }
     if (s == S_TM) {
       /* Expiries need the interrupt: the same N pending on the sim instance. */
@@ -750,14 +672,6 @@ static size_t targets(const tm_report_t *r, target_row_t *t) {
   return n;
 }
 
-/* One floor's line of the table: its ns per operation at each N measured. */
-static void print_floor(FILE *f, const tm_report_t *r, const char *what, const double *ns) {
-  fprintf(f, "  %s, ns:", what);
-  for (size_t ni = 0; ni < r->nn; ni++) {
-    fprintf(f, " %zu: %.1f%s", n_list[ni], ns[ni], ni + 1u < r->nn ? "," : "\n");
-  }
-}
-
 static void print_table(FILE *f, const void *rp) {
   const tm_report_t *r = rp;
   fprintf(f,
@@ -777,14 +691,7 @@ static void print_table(FILE *f, const void *rp) {
   fprintf(f, "  libuv:     not built in (libuv1-dev missing at configure time)\n");
 #endif
   fprintf(f, "  delta list: a baseline in the bench (sorted, deltas to the predecessor)\n");
-  print_floor(f, r, "memory floor (the same batches, one read of each operation's timer)",
-              r->floor_ns);
-  print_floor(f, r, "dependent (each read's address waits on the previous one: a miss's latency)",
-              r->floor_dep_ns);
-  print_floor(f, r, "bare unlink (a stop's list accesses on the manager's lists, nothing else)",
-              r->floor_unlink_ns);
-  print_floor(f, r, "wheel remove (utim_tm_wheel_remove(): the unlink and its bookkeeping)",
-              r->floor_remove_ns);
+  tm_floors_table(f, n_list, r->floor, r->nn);
   fprintf(f, "  callgrind: %s\n\n", r->cg_note);
   static const bench_col_t cols[] = {
       {"workload", -9, 0}, {"structure", -11, 0}, {"pending", 8, 0},    {"ops", 5, 0},
@@ -844,17 +751,7 @@ static void print_json(bench_jw_t *w, const void *rp) {
 #else
   bench_jw_null(w, "libuv");
 #endif
-  bench_jw_array(w, "memory_floor");
-  for (size_t ni = 0; ni < r->nn; ni++) {
-    bench_jw_object(w, NULL);
-    bench_jw_uint(w, "n", n_list[ni]);
-    bench_jw_num(w, "ns", true, r->floor_ns[ni]);
-    bench_jw_num(w, "dependent_ns", true, r->floor_dep_ns[ni]);
-    bench_jw_num(w, "unlink_ns", true, r->floor_unlink_ns[ni]);
-    bench_jw_num(w, "remove_ns", true, r->floor_remove_ns[ni]);
-    bench_jw_end(w);
-  }
-  bench_jw_end(w);
+  tm_floors_json(w, n_list, r->floor, r->nn);
   bench_jw_array(w, "cost");
   for (unsigned wl = 0; wl < W_COUNT; wl++) {
     for (size_t ni = 0; ni < r->nn; ni++) {

@@ -51,6 +51,38 @@ uint64_t dl_advance(uint64_t ticks);
  */
 void dl_build(dl_node_t *nodes, uint64_t (*pairs)[2], size_t n);
 
+/** @brief Part 1's memory floors at one N, ns per operation (tm_floor.c). */
+typedef struct tm_floors {
+  double read_ns;      /**< one read of the operation's timer: the memory floor */
+  double dependent_ns; /**< the same reads made dependent: a miss's latency */
+  double unlink_ns;    /**< a bare unlink of the timer: a stop's list accesses */
+  double remove_ns;    /**< the wheel's remove: the unlink and its bookkeeping */
+} tm_floors_t;
+
+/** @brief The batches the floors run on: the manager's pending timers. */
+typedef struct tm_floor_batch {
+  utim_tm_wheel_t *wheel;  /**< the manager's wheel, which holds them */
+  utim_tm_timer_t *timers; /**< all N timers */
+  const size_t *idx;       /**< the batch: indices into timers, k of them */
+  size_t k;                /**< the batch's size */
+  void (*pick)(void *ctx); /**< a fresh batch into idx (random distinct timers) */
+  void *ctx;               /**< pick()'s argument */
+} tm_floor_batch_t;
+
+/**
+ * @brief The four floors, each the median ns per operation over @p rounds
+ *        fresh batches (@p scratch: @p rounds doubles). Every timer is
+ *        back on its list, at its expiry, afterwards.
+ */
+void tm_floors_measure(const tm_floor_batch_t *b, unsigned rounds, double *scratch,
+                       tm_floors_t *out);
+
+/** @brief The floors' lines of the table, at the @p nn sizes @p n. */
+void tm_floors_table(FILE *f, const size_t *n, const tm_floors_t *fl, size_t nn);
+
+/** @brief The JSON member "memory_floor", at the @p nn sizes @p n. */
+void tm_floors_json(bench_jw_t *w, const size_t *n, const tm_floors_t *fl, size_t nn);
+
 /** @brief The results of Fig. 3 and Fig. 4. */
 typedef struct tm_paper {
   /* Fig. 3: modes tickless, ticked, hardware (the HTM, up to its slots) */

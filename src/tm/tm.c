@@ -203,6 +203,7 @@ int utim_tm_init(utim_tm_t *tm, const utim_periph_t *p, unsigned ch, utim_tm_mod
   tm->offset = 0u;
   tm->overrun = 0u;
   tm->tick_at = 0u;
+  tm->last = 0u;
   utim_tm_wheel_init(&tm->wheel, 0u);
   int rc = 0;
   if (ch == UTIM_TM_OVERFLOW) {
@@ -217,10 +218,8 @@ int utim_tm_init(utim_tm_t *tm, const utim_periph_t *p, unsigned ch, utim_tm_mod
      * wrap is the callback's, which runs after the unlock). A wrap before
      * is no one's: the driver drops its flag when the interrupt goes on.
      * Reading before setting the callback lost a wrap in between. */
-    tm->last = 0u;
     tm->last = 0u - now_locked(tm);
   } else {
-    tm->last = 0u;
     tm->last_raw = utim_read(p);
     rc = utim_set_compare_cb(p, on_compare, tm);
   }

@@ -192,35 +192,47 @@ static void on_alarm(int sig) {
   _exit(1);
 }
 
-/* Regression: the manager armed its checkpoint (no timer pending) exactly
- * half a range ahead, which utim_set_abs() refuses as passed; its fallback,
- * an arming at once, then found nothing due and armed the same checkpoint
- * again, for ever. It showed whenever no tick passed between the manager's
- * read and the core's (a slow counter, or here accesses that cost no time). */
-static void t_checkpoint(void *arg) {
-  (void)arg;
+/* Calls @p body with a tickless manager on channel 0 of each sim instance
+ * that has a compare channel (the harness's context named after it); stops
+ * when a set-up fails or @p body returns false. */
+static void each_tickless(bool (*body)(const utim_periph_t *p)) {
   for (unsigned i = 0; i < utim_count(); i++) {
     const utim_periph_t *p = utim_by_index(i);
     if (utim_channels(p) == 0u) {
       continue;
     }
     th_context("%s", utim_name(p));
-    if (!setup(p, 0u, UTIM_TM_TICKLESS, 0)) {
+    if (!setup(p, 0u, UTIM_TM_TICKLESS, 0) || !body(p)) {
       return;
     }
-    sim_set_access_cost(0u);
-    signal(SIGALRM, on_alarm);
-    alarm(10u);
-    const uint64_t a0 = sim_accesses();
-    sim_advance(1000000u);
-    (void)utim_tm_now(&tm);
-    alarm(0u);
-    const uint64_t accesses = sim_accesses() - a0;
-    sim_set_access_cost(10u);
-    TH_CHECKF(accesses < 2000u, "%" PRIu64 " register accesses in 1 ms with nothing pending",
-              accesses);
-    TH_EQ(utim_tm_deinit(&tm), 0);
   }
+}
+
+/* Regression: the manager armed its checkpoint (no timer pending) exactly
+ * half a range ahead, which utim_set_abs() refuses as passed; its fallback,
+ * an arming at once, then found nothing due and armed the same checkpoint
+ * again, for ever. It showed whenever no tick passed between the manager's
+ * read and the core's (a slow counter, or here accesses that cost no time). */
+static bool checkpoint_on(const utim_periph_t *p) {
+  (void)p;
+  sim_set_access_cost(0u);
+  signal(SIGALRM, on_alarm);
+  alarm(10u);
+  const uint64_t a0 = sim_accesses();
+  sim_advance(1000000u);
+  (void)utim_tm_now(&tm);
+  alarm(0u);
+  const uint64_t accesses = sim_accesses() - a0;
+  sim_set_access_cost(10u);
+  TH_CHECKF(accesses < 2000u, "%" PRIu64 " register accesses in 1 ms with nothing pending",
+            accesses);
+  TH_EQ(utim_tm_deinit(&tm), 0);
+  return true;
+}
+
+static void t_checkpoint(void *arg) {
+  (void)arg;
+  each_tickless(checkpoint_on);
 }
 
 /* A start re-arms the channel only when its expiry comes before the moment
@@ -228,49 +240,43 @@ static void t_checkpoint(void *arg) {
  * accesses and no more (no search, no second read, no write), an earlier
  * one writes the channel. Time stands still (access cost 0), so the counts
  * are exact on every sim shape with a channel. */
+static bool rearm_on(const utim_periph_t *p) {
+  const uint64_t d = (utim_max(p) >> 1) / 4u; /* all three within the checkpoint */
+  if (!TH_CHECKF(d / 2u > utim_min_distance(p), "shape too small for the case")) {
+    return false;
+  }
+  utim_tm_timer_t a;
+  utim_tm_timer_t b;
+  utim_tm_timer_t c;
+  utim_tm_timer_init(&a, noop_cb, NULL);
+  utim_tm_timer_init(&b, noop_cb, NULL);
+  utim_tm_timer_init(&c, noop_cb, NULL);
+  sim_set_access_cost(0u);
+  uint64_t a0 = sim_accesses();
+  const uint64_t t0 = utim_tm_now(&tm);
+  const uint64_t read = sim_accesses() - a0;
+  TH_EQ(utim_tm_start(&tm, &a, d, 0u), 0);
+  a0 = sim_accesses();
+  TH_EQ(utim_tm_start(&tm, &b, 2u * d, 0u), 0);
+  const uint64_t later = sim_accesses() - a0;
+  a0 = sim_accesses();
+  TH_EQ(utim_tm_start(&tm, &c, d / 2u, 0u), 0);
+  const uint64_t earlier = sim_accesses() - a0;
+  sim_set_access_cost(10u);
+  TH_CHECKF(later == read, "a later start made %" PRIu64 " register accesses, a read %" PRIu64,
+            later, read);
+  TH_CHECKF(earlier > read, "an earlier start made %" PRIu64 " register accesses, a read %" PRIu64,
+            earlier, read);
+  uint64_t at = 0;
+  TH_EQ(utim_tm_expiry(&tm, &c, &at), 0);
+  TH_EQU(at, t0 + d / 2u);
+  TH_EQ(utim_tm_deinit(&tm), 0);
+  return true;
+}
+
 static void t_rearm(void *arg) {
   (void)arg;
-  for (unsigned i = 0; i < utim_count(); i++) {
-    const utim_periph_t *p = utim_by_index(i);
-    if (utim_channels(p) == 0u) {
-      continue;
-    }
-    th_context("%s", utim_name(p));
-    if (!setup(p, 0u, UTIM_TM_TICKLESS, 0)) {
-      return;
-    }
-    const uint64_t d = (utim_max(p) >> 1) / 4u; /* all three within the checkpoint */
-    if (!TH_CHECKF(d / 2u > utim_min_distance(p), "shape too small for the case")) {
-      return;
-    }
-    utim_tm_timer_t a;
-    utim_tm_timer_t b;
-    utim_tm_timer_t c;
-    utim_tm_timer_init(&a, noop_cb, NULL);
-    utim_tm_timer_init(&b, noop_cb, NULL);
-    utim_tm_timer_init(&c, noop_cb, NULL);
-    sim_set_access_cost(0u);
-    uint64_t a0 = sim_accesses();
-    const uint64_t t0 = utim_tm_now(&tm);
-    const uint64_t read = sim_accesses() - a0;
-    TH_EQ(utim_tm_start(&tm, &a, d, 0u), 0);
-    a0 = sim_accesses();
-    TH_EQ(utim_tm_start(&tm, &b, 2u * d, 0u), 0);
-    const uint64_t later = sim_accesses() - a0;
-    a0 = sim_accesses();
-    TH_EQ(utim_tm_start(&tm, &c, d / 2u, 0u), 0);
-    const uint64_t earlier = sim_accesses() - a0;
-    sim_set_access_cost(10u);
-    TH_CHECKF(later == read, "a later start made %" PRIu64 " register accesses, a read %" PRIu64,
-              later, read);
-    TH_CHECKF(earlier > read,
-              "an earlier start made %" PRIu64 " register accesses, a read %" PRIu64, earlier,
-              read);
-    uint64_t at = 0;
-    TH_EQ(utim_tm_expiry(&tm, &c, &at), 0);
-    TH_EQU(at, t0 + d / 2u);
-    TH_EQ(utim_tm_deinit(&tm), 0);
-  }
+  each_tickless(rearm_on);
 }
 
 /* A wrap while the manager starts on the overflow is in its time: one
