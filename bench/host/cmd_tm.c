@@ -28,8 +28,9 @@
  *    virtual time for N tasks each delayed again every P, ticked at a 10 ms
  *    tick (as in the paper) and tickless, and the factor between them.
  *
- * Parts 2 and 3 are in tm_paper.c (tm_bench.h); this file has part 1, the
- * report and the command. Speed is reported, never asserted.
+ * Parts 2 and 3 are in tm_paper.c, the report (table and JSON) in
+ * tm_output.c (tm_bench.h); this file has part 1 and the command. Speed is
+ * reported, never asserted.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -111,18 +112,12 @@ static uint64_t rnd_in(uint64_t lo, uint64_t hi) {
 
 /* ---- workloads ------------------------------------------------------------------- */
 
-enum { W_UNIFORM, W_NETWORK, W_PERIODIC, W_COUNT };
-static const char *const w_name[W_COUNT] = {"uniform", "network", "periodic"};
-
 /* A timeout of workload w in microseconds (= ticks of the 1 MHz instance). */
 static uint64_t timeout_us(unsigned w) {
   return w == W_NETWORK ? rnd_in(100000u, 3000000u) : rnd_in(1000u, 10000000u);
 }
 
 /* ---- the structures under test ---------------------------------------------------- */
-
-enum { S_TM, S_UV, S_DL, S_COUNT };
-static const char *const s_name[S_COUNT] = {"utim tm", "libuv", "delta list"};
 
 static const utim_periph_t *inst;     /* expiries: a sim instance, interrupts */
 static const utim_periph_t *inst_ops; /* start and stop: the NOP driver */
@@ -347,27 +342,6 @@ static double now_ns(void) {
 
 /* ---- part 1: cost per operation ---------------------------------------------------- */
 
-#define TM_NS_COUNT 5u
-static const size_t n_list[TM_NS_COUNT] = {10u, 1000u, 10000u, 100000u, 1000000u};
-
-typedef struct cost {
-  double start_ns, stop_ns, expiry_ns;
-  double start_instr, stop_instr, expiry_instr;
-  bool measured, have_instr;
-  size_t ops; /* operations per timed batch */
-} cost_t;
-
-typedef struct tm_report {
-  const tm_opts_t *o;
-  const bench_machine_t *m;
-  cost_t cost[W_COUNT][S_COUNT][TM_NS_COUNT];
-  size_t nn; /* sizes measured */
-  char cg_note[320];
-  double uv_idle_ns;              /* an empty uv_run(UV_RUN_NOWAIT), subtracted */
-  tm_floors_t floor[TM_NS_COUNT]; /* the memory floors (tm_floor.c) */
-  tm_paper_t paper;               /* parts 2 and 3 (tm_paper.c) */
-} tm_report_t;
-
 /* Operations per timed batch: up to 1000 distinct timers, fewer for the
  * delta list at large N (each insert walks half of it). */
 static size_t batch_of(unsigned s, size_t n) {
@@ -444,9 +418,9 @@ static void floor_pick(void *ctx) {
 }
 
 static void measure_cost(const tm_opts_t *o, tm_report_t *r, unsigned w, unsigned s, size_t ni) {
-  const size_t n = n_list[ni];
+  const size_t n = tm_n_list[ni];
   cost_t *c = &r->cost[w][s][ni];
-  bench_progress("%s: %s, %zu pending", w_name[w], s_name[s], n);
+  bench_progress("%s: %s, %zu pending", tm_w_name[w], tm_s_name[s], n);
   if (!have(s) || setup(s, w, n, inst_ops) != 0) {
     return;
   }
@@ -589,10 +563,10 @@ static void count_instructions(const tm_opts_t *o, tm_report_t *r) {
            "workload, N up to 10^5)");
   char seed[32];
   snprintf(seed, sizeof seed, "%lu", o->seed);
-  for (size_t ni = 0; ni < r->nn && n_list[ni] <= 100000u; ni++) {
-    bench_progress("callgrind: %zu pending", n_list[ni]);
+  for (size_t ni = 0; ni < r->nn && tm_n_list[ni] <= 100000u; ni++) {
+    bench_progress("callgrind: %zu pending", tm_n_list[ni]);
     char nbuf[32];
-    snprintf(nbuf, sizeof nbuf, "%zu", n_list[ni]);
+    snprintf(nbuf, sizeof nbuf, "%zu", tm_n_list[ni]);
     char *args[] = {"tm", "--callgrind-child", "--child-n", nbuf, "--seed", seed, NULL};
     const char *names[3u * S_COUNT];
     uint64_t incl[3u * S_COUNT];
@@ -608,7 +582,7 @@ static void count_instructions(const tm_opts_t *o, tm_report_t *r) {
     }
     for (size_t s = 0; s < S_COUNT; s++) {
       cost_t *c = &r->cost[W_UNIFORM][s][ni];
-      const double k = (double)batch_of((unsigned)s, n_list[ni]);
+      const double k = (double)batch_of((unsigned)s, tm_n_list[ni]);
       if (have((unsigned)s) && incl[3u * s] > 0u) {
         c->start_instr = (double)incl[3u * s] / k;
         c->stop_instr = (double)incl[3u * s + 1u] / k;
@@ -623,186 +597,6 @@ static void count_instructions(const tm_opts_t *o, tm_report_t *r) {
     snprintf(r->cg_note, sizeof r->cg_note, "Fig. 3/4 failed (%.250s)", err);
   }
 }
-
-/* ---- output -------------------------------------------------------------------------- */
-
-static const cost_t *cost_at(const tm_report_t *r, unsigned w, unsigned s, size_t n) {
-  for (size_t i = 0; i < r->nn; i++) {
-    if (n_list[i] == n) {
-      return &r->cost[w][s][i];
-    }
-  }
-  return NULL;
-}
-
-/* Ratio a / b when both were measured. */
-static bool ratio(double a, double b, double *out) {
-  if (b <= 0.0) {
-    return false;
-  }
-  *out = a / b;
-  return true;
-}
-
-typedef struct target_row {
-  const char *what;
-  double value;
-  double limit;
-  bool measured;
-  bool upper; /* value must be <= limit (else >=) */
-} target_row_t;
-
-static size_t targets(const tm_report_t *r, target_row_t *t) {
-  const cost_t *big = cost_at(r, W_UNIFORM, S_TM, 1000000u);
-  const cost_t *small = cost_at(r, W_UNIFORM, S_TM, 1000u);
-  const cost_t *uvbig = cost_at(r, W_UNIFORM, S_UV, 1000000u);
-  size_t n = 0;
-  const bool have_big = big != NULL && big->measured;
-  t[n++] = (target_row_t){"start at 10^6 pending, ns", have_big ? big->start_ns : 0.0, 40.0,
-                          have_big, true};
-  t[n++] = (target_row_t){"stop at 10^6 pending, ns", have_big ? big->stop_ns : 0.0, 25.0, have_big,
-                          true};
-  double v = 0.0;
-  bool ok = big != NULL && uvbig != NULL && big->measured && uvbig->measured &&
-            ratio(uvbig->start_ns + uvbig->stop_ns, big->start_ns + big->stop_ns, &v);
-  t[n++] = (target_row_t){"libuv / tm, start+stop at 10^6", v, 3.0, ok, false};
-  ok = big != NULL && small != NULL && big->measured && small->measured &&
-       ratio(big->start_ns + big->stop_ns, small->start_ns + small->stop_ns, &v);
-  t[n++] = (target_row_t){"tm start+stop, 10^6 / 10^3", v, 1.5, ok, true};
-  return n;
-}
-
-static void print_table(FILE *f, const void *rp) {
-  const tm_report_t *r = rp;
-  fprintf(f,
-          "  instance:  tickless at 1 MHz; start and stop on %s (NOP driver: register accesses "
-          "cost nothing), expiries on %s (sim board: one interrupt serves a batch); port: sim\n",
-          utim_name(inst_ops), utim_name(inst));
-  fprintf(f,
-          "  timing:    median over %lu rounds of a batch of operations on distinct random "
-          "pending timers (ops column)\n",
-          r->o->rounds);
-#ifdef UTIM_BENCH_HAVE_LIBUV
-  fprintf(f,
-          "  libuv:     %s; its expiry figure has an empty uv_run(UV_RUN_NOWAIT) (%.0f ns) "
-          "subtracted\n",
-          uv_version_string(), r->uv_idle_ns);
-#else
-  fprintf(f, "  libuv:     not built in (libuv1-dev missing at configure time)\n");
-#endif
-  fprintf(f, "  delta list: a baseline in the bench (sorted, deltas to the predecessor)\n");
-  tm_floors_table(f, n_list, r->floor, r->nn);
-  fprintf(f, "  callgrind: %s\n\n", r->cg_note);
-  static const bench_col_t cols[] = {
-      {"workload", -9, 0}, {"structure", -11, 0}, {"pending", 8, 0},    {"ops", 5, 0},
-      {"start ns", 9, 1},  {"stop ns", 8, 1},     {"expiry ns", 10, 1}, {"start Ir", 9, 0},
-      {"stop Ir", 8, 0},   {"expiry Ir", 10, 0},
-  };
-  const size_t nc = sizeof cols / sizeof cols[0];
-  bench_table_head(f, cols, nc);
-  for (unsigned w = 0; w < W_COUNT; w++) {
-    for (size_t ni = 0; ni < r->nn; ni++) {
-      for (unsigned s = 0; s < S_COUNT; s++) {
-        const cost_t *c = &r->cost[w][s][ni];
-        if (!c->measured) {
-          continue;
-        }
-        const bench_cell_t cells[] = {
-            BENCH_TEXT(w_name[w]),
-            BENCH_TEXT(s_name[s]),
-            BENCH_NUM((double)n_list[ni]),
-            BENCH_NUM((double)c->ops),
-            BENCH_NUM(c->start_ns),
-            BENCH_NUM(c->stop_ns),
-            BENCH_NUM(c->expiry_ns),
-            BENCH_NUM_IF(c->have_instr, c->start_instr),
-            BENCH_NUM_IF(c->have_instr, c->stop_instr),
-            BENCH_NUM_IF(c->have_instr, c->expiry_instr),
-        };
-        bench_table_row(f, cols, nc, cells, nc, NULL);
-      }
-    }
-  }
-  fprintf(f, "  (network: start is a restart of a pending timer)\n\n");
-  target_row_t t[4];
-  const size_t nt = targets(r, t);
-  fprintf(f, "  issue targets (reported, never asserted):\n");
-  for (size_t i = 0; i < nt; i++) {
-    if (t[i].measured) {
-      const bool met = t[i].upper ? t[i].value <= t[i].limit : t[i].value >= t[i].limit;
-      fprintf(f, "    %-34s %8.2f  (target %s %.1f: %s)\n", t[i].what, t[i].value,
-              t[i].upper ? "<=" : ">=", t[i].limit, met ? "met" : "not met");
-    } else {
-      fprintf(f, "    %-34s not measured (needs N = 10^6 and libuv)\n", t[i].what);
-    }
-  }
-  tm_paper_table(f, &r->paper);
-}
-
-static void print_json(bench_jw_t *w, const void *rp) {
-  const tm_report_t *r = rp;
-  bench_jw_str(w, "instance", utim_name(inst));
-  bench_jw_str(w, "instance_start_stop", utim_name(inst_ops));
-  bench_jw_uint(w, "rounds", r->o->rounds);
-  bench_jw_uint(w, "seed", r->o->seed);
-  bench_jw_str(w, "callgrind", r->cg_note);
-#ifdef UTIM_BENCH_HAVE_LIBUV
-  bench_jw_str(w, "libuv", uv_version_string());
-#else
-  bench_jw_null(w, "libuv");
-#endif
-  tm_floors_json(w, n_list, r->floor, r->nn);
-  bench_jw_array(w, "cost");
-  for (unsigned wl = 0; wl < W_COUNT; wl++) {
-    for (size_t ni = 0; ni < r->nn; ni++) {
-      for (unsigned s = 0; s < S_COUNT; s++) {
-        const cost_t *c = &r->cost[wl][s][ni];
-        if (!c->measured) {
-          continue;
-        }
-        bench_jw_object(w, NULL);
-        bench_jw_str(w, "workload", w_name[wl]);
-        bench_jw_str(w, "structure", s_name[s]);
-        bench_jw_uint(w, "n", n_list[ni]);
-        bench_jw_uint(w, "ops", c->ops);
-        bench_jw_num(w, "start_ns", true, c->start_ns);
-        bench_jw_num(w, "stop_ns", true, c->stop_ns);
-        bench_jw_num(w, "expiry_ns", true, c->expiry_ns);
-        bench_jw_num(w, "start_instr", c->have_instr, c->start_instr);
-        bench_jw_num(w, "stop_instr", c->have_instr, c->stop_instr);
-        bench_jw_num(w, "expiry_instr", c->have_instr, c->expiry_instr);
-        bench_jw_end(w);
-      }
-    }
-  }
-  bench_jw_end(w);
-  target_row_t t[4];
-  const size_t nt = targets(r, t);
-  bench_jw_array(w, "targets");
-  for (size_t i = 0; i < nt; i++) {
-    bench_jw_object(w, NULL);
-    bench_jw_str(w, "what", t[i].what);
-    bench_jw_num(w, "value", t[i].measured, t[i].value);
-    bench_jw_num(w, "limit", true, t[i].limit);
-    bench_jw_str(w, "bound", t[i].upper ? "max" : "min");
-    if (t[i].measured) {
-      bench_jw_bool(w, "met", t[i].upper ? t[i].value <= t[i].limit : t[i].value >= t[i].limit);
-    } else {
-      bench_jw_null(w, "met");
-    }
-    bench_jw_end(w);
-  }
-  bench_jw_end(w);
-  tm_paper_json(w, &r->paper);
-}
-
-static const bench_writer_t tm_writer = {
-    .name = "tm",
-    .title = "time manager: cost per start / stop / expiry, Fig. 3 and Fig. 4",
-    .table = print_table,
-    .json_machine = NULL,
-    .json = print_json,
-};
 
 /* ---- the command ---------------------------------------------------------------------- */
 
@@ -845,14 +639,16 @@ int bench_cmd_tm(int argc, char **argv) {
   bench_progress_init();
   static tm_report_t r;
   bench_machine_t m;
-  r.o = &o;
-  r.m = &m;
+  r.rounds = o.rounds;
+  r.seed = o.seed;
+  r.inst = utim_name(inst);
+  r.inst_ops = utim_name(inst_ops);
   bench_progress("calibrating the TSC");
   bench_machine_probe(&m);
 #ifdef UTIM_BENCH_HAVE_LIBUV
   r.uv_idle_ns = uv_idle();
 #endif
-  for (r.nn = 0; r.nn < TM_NS_COUNT && n_list[r.nn] <= o.max_n; r.nn++) {
+  for (r.nn = 0; r.nn < TM_NS_COUNT && tm_n_list[r.nn] <= o.max_n; r.nn++) {
   }
   for (unsigned w = 0; w < W_COUNT; w++) {
     for (size_t ni = 0; ni < r.nn; ni++) {
@@ -865,5 +661,5 @@ int bench_cmd_tm(int argc, char **argv) {
   tm_paper_measure(&r.paper, o.rounds);
   count_instructions(&o, &r);
   bench_progress_done();
-  return bench_output_write(&out, &tm_writer, &m, &r);
+  return bench_output_write(&out, &tm_report_writer, &m, &r);
 }

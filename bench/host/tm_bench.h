@@ -2,8 +2,9 @@
  * @file tm_bench.h
  * @brief Internal interfaces of `utim-bench tm` (cmd_tm.c, part 1: cost per
  *        start, stop and expiry against libuv and a delta list, the latter
- *        in tm_dlist.c) and its paper figures (tm_paper.c, parts 2 and 3:
- *        Fig. 3 and Fig. 4).
+ *        in tm_dlist.c, its floors in tm_floor.c), its paper figures
+ *        (tm_paper.c, parts 2 and 3: Fig. 3 and Fig. 4) and its report
+ *        (tm_output.c).
  */
 #ifndef UTIM_BENCH_TM_BENCH_H
 #define UTIM_BENCH_TM_BENCH_H
@@ -15,6 +16,24 @@
 
 #include "bench_host.h"
 #include "utim/tm.h"
+
+/** @brief Part 1's workloads: timeouts of 1 ms to 10 s; network-style; half periodic. */
+enum { W_UNIFORM, W_NETWORK, W_PERIODIC, W_COUNT };
+
+/** @brief Part 1's structures: the manager, libuv's heap, the delta-list baseline. */
+enum { S_TM, S_UV, S_DL, S_COUNT };
+
+/** @brief How many numbers of pending timers part 1 measures at most. */
+#define TM_NS_COUNT 5u
+
+/** @brief The workloads' names (tm_output.c). */
+extern const char *const tm_w_name[W_COUNT];
+
+/** @brief The structures' names (tm_output.c). */
+extern const char *const tm_s_name[S_COUNT];
+
+/** @brief The numbers of pending timers, 10 to 10^6 (tm_output.c). */
+extern const size_t tm_n_list[TM_NS_COUNT];
 
 /**
  * @brief Start manager @p m on sim instance @p p at 1 MHz with virtual time
@@ -128,5 +147,35 @@ void tm_paper_table(FILE *f, const tm_paper_t *r);
 
 /** @brief The figures' members of the JSON document ("fig3", "fig4"). */
 void tm_paper_json(bench_jw_t *w, const tm_paper_t *r);
+
+/** @brief Part 1's figures for one workload, structure and N. */
+typedef struct cost {
+  double start_ns;     /**< median ns per start */
+  double stop_ns;      /**< median ns per stop */
+  double expiry_ns;    /**< median ns per expiry */
+  double start_instr;  /**< instructions per start (callgrind) */
+  double stop_instr;   /**< instructions per stop (callgrind) */
+  double expiry_instr; /**< instructions per expiry (callgrind) */
+  bool measured;       /**< the ns figures are */
+  bool have_instr;     /**< the instruction figures are */
+  size_t ops;          /**< operations per timed batch */
+} cost_t;
+
+/** @brief Everything `utim-bench tm` reports (cmd_tm.c fills it, tm_output.c writes it). */
+typedef struct tm_report {
+  unsigned long rounds;                       /**< timed rounds per figure */
+  unsigned long seed;                         /**< seed of the random timeouts */
+  const char *inst;                           /**< the instance of the expiries */
+  const char *inst_ops;                       /**< the instance of the starts and stops */
+  cost_t cost[W_COUNT][S_COUNT][TM_NS_COUNT]; /**< part 1 */
+  size_t nn;                                  /**< how many of tm_n_list were measured */
+  char cg_note[320];                          /**< how the instructions were counted */
+  double uv_idle_ns;                          /**< an empty uv_run(UV_RUN_NOWAIT), subtracted */
+  tm_floors_t floor[TM_NS_COUNT];             /**< the memory floors (tm_floor.c) */
+  tm_paper_t paper;                           /**< parts 2 and 3 (tm_paper.c) */
+} tm_report_t;
+
+/** @brief The table and JSON writer of a tm_report_t (tm_output.c). */
+extern const bench_writer_t tm_report_writer;
 
 #endif /* UTIM_BENCH_TM_BENCH_H */
