@@ -440,8 +440,11 @@ def tm_section(rep):
                       "(binary heap) and a sorted delta list (utim-bench tm).")
     targets = doc.get("targets", [])
     if targets:
-        body += table(["target", "value", "limit", "met"],
-                      [(t["what"], t["value"], t["limit"], "yes" if t["met"] else "NO")
+        body += table(["target", "value", "limit", "this run's floor", "met"],
+                      [(t["what"], t["value"], t["limit"],
+                        "" if t.get("floor") is None else
+                        "%.2f (%s)" % (t["floor"], t.get("floor_what", "")),
+                        "yes" if t["met"] else "NO")
                        for t in targets],
                       lambda row: None if row[-1] == "yes" else "sic")
     fig3 = doc.get("fig3", [])
