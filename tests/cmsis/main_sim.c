@@ -200,10 +200,41 @@ static void c_init_args(void *arg) {
   TH_EQ(utim_os2_init(&g_tm, SYS_HZ, TICK_HZ, &binding), -EINVAL);
 }
 
+/* A full timer-context queue: each expiry it cannot take is counted lost
+ * (utim_os2_lost_expiries()), none is run twice, and once the queue drains
+ * the expiries are delivered again; a new set-up starts the count afresh. */
+static void c_lost(void *arg) {
+  (void)arg;
+  if (!begin()) {
+    return;
+  }
+  osTimerId_t per = osTimerNew(fired_cb, osTimerPeriodic, NULL, NULL);
+  TH_CHECK(per != NULL);
+  g_fired = 0;
+  TH_EQU(utim_os2_lost_expiries(), 0u);
+  TH_EQ(osTimerStart(per, 1u), osOK);
+  pass_ticks(QLEN + 6u); /* one expiry a tick, the timer context not run */
+  TH_EQU(queued(), QLEN);
+  TH_EQU(utim_os2_lost_expiries(), 6u);
+  run_queue();
+  TH_EQU(g_fired, QLEN);
+  pass_ticks(3u);
+  TH_EQU(queued(), 3u);
+  TH_EQU(utim_os2_lost_expiries(), 6u);
+  run_queue();
+  TH_EQU(g_fired, QLEN + 3u);
+  TH_EQ(osTimerDelete(per), osOK);
+  teardown();
+  TH_CHECK(setup());
+  TH_EQU(utim_os2_lost_expiries(), 0u);
+  teardown();
+}
+
 static void more_cases(void) {
   th_run("sim: deferred callbacks dropped by stop, restart and delete, kept otherwise", c_deferred,
          NULL);
   th_run("sim: utim_os2_init refuses bad arguments and keeps the set-up", c_init_args, NULL);
+  th_run("sim: expiries the timer context's full queue cannot take are counted lost", c_lost, NULL);
 }
 
 int main(void) {

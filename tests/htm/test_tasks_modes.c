@@ -15,6 +15,7 @@
  * - 16 tasks with seeded random delays, clears and reloads: every wake once,
  *   never early, within the lateness.
  */
+#include <errno.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -197,6 +198,40 @@ static void t_random(void *arg) {
   teardown(m);
 }
 
+/* Hardware mode: utim_tm_tasks_init_htm()'s refusals (a NULL pointer, no
+ * task, more tasks than the block's slots, no block answering) and a delay
+ * beyond the block's counters; none disturbs the table set up before. */
+static void t_htm_args(void *arg) {
+  (void)arg;
+  if (!setup(M_HTM0)) {
+    return;
+  }
+  unsigned slots = 0;
+  unsigned width = 0;
+  TH_EQ(utim_htm_probe(&g_htm, &slots, &width), 0);
+  utim_tm_tasks_t ts;
+  uint32_t wake[UTIM_TM_TASK_WORDS(64u)];
+  TH_EQ(utim_tm_tasks_init_htm(NULL, &g_htm, wake, 1u, NULL, NULL), -EINVAL);
+  TH_EQ(utim_tm_tasks_init_htm(&ts, NULL, wake, 1u, NULL, NULL), -EINVAL);
+  TH_EQ(utim_tm_tasks_init_htm(&ts, &g_htm, NULL, 1u, NULL, NULL), -EINVAL);
+  TH_EQ(utim_tm_tasks_init_htm(&ts, &g_htm, wake, 0u, NULL, NULL), -EINVAL);
+  TH_EQ(utim_tm_tasks_init_htm(&ts, &g_htm, wake, slots + 1u, NULL, NULL), -EINVAL);
+  const utim_htm_t absent = {&utim_htm_sim_ops, g_htm.base + 1u};
+  TH_EQ(utim_tm_tasks_init_htm(&ts, &absent, wake, 1u, NULL, NULL), -ENODEV);
+  TH_EQ(utim_tm_task_delay(&g_ts, NTASKS, 5u), -EINVAL);
+  if (width < 64u) {
+    TH_EQ(utim_tm_task_delay(&g_ts, 2u, (uint64_t)1 << width), -EINVAL);
+  }
+  /* The table set up before still delays and wakes. */
+  TH_EQ(utim_tm_task_delay(&g_ts, 2u, 4u), 0);
+  sim_advance(g_unit_ns * 6u);
+  TH_EQU(g_hooks[2], 1u);
+  uint32_t out[1] = {0};
+  TH_EQU(utim_tm_tasks_to_wake(&g_ts, out, 1u), 1u);
+  TH_EQU(out[0], 1u << 2);
+  teardown(M_HTM0);
+}
+
 int main(void) {
   th_set_putc(th_stdio_putc);
   static char names[M_COUNT][3][96];
@@ -212,5 +247,6 @@ int main(void) {
     th_run(names[m][1], t_set_time, (void *)(uintptr_t)m);
     th_run(names[m][2], t_random, (void *)(uintptr_t)m);
   }
+  th_run("hardware: bad arguments refused, the set-up before kept", t_htm_args, NULL);
   return th_finish();
 }

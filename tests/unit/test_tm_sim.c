@@ -161,9 +161,73 @@ static void t_errors(void *arg) {
   TH_EQ(utim_tm_stop(&m, &t), 0);
   TH_EQ(utim_tm_stop(NULL, &t), -EINVAL);
   TH_EQ(utim_tm_start(&m, &t, 1000u, 0), 0);
+  /* Every call's NULL arguments get the documented answer and change
+   * nothing: the pending setting, the time, the task table. */
+  uint64_t exp0 = 0;
+  TH_EQ(utim_tm_expiry(&m, &t, &exp0), 0);
+  TH_EQ(utim_tm_start(NULL, &t, 5u, 0), -EINVAL);
+  TH_EQ(utim_tm_start(&m, NULL, 5u, 0), -EINVAL);
+  TH_EQ(utim_tm_start_at(NULL, &t, 5u, 0), -EINVAL);
+  TH_EQ(utim_tm_start_at(&m, NULL, 5u, 0), -EINVAL);
+  TH_EQ(utim_tm_start_at(&m, &t, 5u, ((uint64_t)1 << 62) + 1u), -EINVAL);
+  TH_EQ(utim_tm_start(&m, &t, ((uint64_t)1 << 62) + 1u, 0), -EINVAL);
+  TH_EQ(utim_tm_stop(&m, NULL), -EINVAL);
+  TH_EQ(utim_tm_expiry(NULL, &t, &v), -EINVAL);
+  TH_EQ(utim_tm_expiry(&m, NULL, &v), -EINVAL);
+  TH_EQ(utim_tm_expiry(&m, &t, NULL), -EINVAL);
+  TH_EQ(utim_tm_remaining(NULL, &t, &v), -EINVAL);
+  TH_EQ(utim_tm_remaining(&m, NULL, &v), -EINVAL);
+  TH_EQ(utim_tm_remaining(&m, &t, NULL), -EINVAL);
+  TH_EQ(utim_tm_set_time(NULL, 1u), -EINVAL);
+  TH_EQU(utim_tm_now(NULL), 0u);
+  TH_CHECK(!utim_tm_pending(NULL));
+  TH_EQU(utim_tm_overrun(NULL), 0u);
+  utim_tm_timer_init(NULL, noop_cb, NULL);
+  TH_EQ(utim_tm_deinit(NULL), -EINVAL);
+  uint64_t exp1 = 0;
+  TH_CHECK(utim_tm_pending(&t));
+  TH_EQ(utim_tm_expiry(&m, &t, &exp1), 0);
+  TH_EQU(exp1, exp0);
+  /* The task interface's. */
+  utim_tm_tasks_t ts;
+  utim_tm_timer_t tt[2];
+  uint32_t wake[1] = {0u};
+  TH_EQ(utim_tm_tasks_init(NULL, &m, tt, wake, 2u, NULL, NULL), -EINVAL);
+  TH_EQ(utim_tm_tasks_init(&ts, NULL, tt, wake, 2u, NULL, NULL), -EINVAL);
+  TH_EQ(utim_tm_tasks_init(&ts, &m, NULL, wake, 2u, NULL, NULL), -EINVAL);
+  TH_EQ(utim_tm_tasks_init(&ts, &m, tt, NULL, 2u, NULL, NULL), -EINVAL);
+  TH_EQ(utim_tm_tasks_init(&ts, &m, tt, wake, 2u, NULL, NULL), 0);
+  TH_EQ(utim_tm_task_delay(&ts, 1u, 0u), 0);
+  TH_EQ(utim_tm_task_delay(&ts, 0u, 500u), 0);
+  TH_EQ(utim_tm_task_delay(NULL, 0u, 5u), -EINVAL);
+  TH_EQ(utim_tm_task_delay(&ts, 0u, ((uint64_t)1 << 62) + 1u), -EINVAL);
+  TH_EQ(utim_tm_task_clear(NULL, 0u), -EINVAL);
+  sim_advance(1000u); /* task 1's delay of 0 ends at the next interrupt */
+  uint32_t out[2] = {0u, 0u};
+  TH_EQU(utim_tm_tasks_to_wake(NULL, out, 1u), 0u);
+  TH_EQU(utim_tm_tasks_to_wake(&ts, NULL, 1u), 0u);
+  TH_EQU(utim_tm_tasks_now(NULL), 0u);
+  TH_EQ(utim_tm_tasks_set_time(NULL, 1u), -EINVAL);
+  TH_CHECK(utim_tm_pending(&tt[0]));
+  TH_EQU(utim_tm_tasks_to_wake(&ts, out, 2u), 1u);
+  TH_EQU(out[0], 2u);
+  TH_EQU(out[1], 0u);
+  TH_EQ(utim_tm_task_clear(&ts, 0u), 0);
+  TH_CHECK(!utim_tm_pending(&tt[0]));
+  /* A manager that is not running: every call refuses. */
   TH_EQ(utim_tm_deinit(&m), 0);
   TH_CHECK(!utim_tm_pending(&t));
   TH_EQ(utim_tm_deinit(&m), -EINVAL);
+  TH_EQ(utim_tm_start_at(&m, &t, 5u, 0), -EINVAL);
+  TH_EQ(utim_tm_stop(&m, &t), -EINVAL);
+  TH_EQ(utim_tm_expiry(&m, &t, &v), -EINVAL);
+  TH_EQ(utim_tm_remaining(&m, &t, &v), -EINVAL);
+  TH_EQ(utim_tm_set_time(&m, 1u), -EINVAL);
+  TH_EQU(utim_tm_now(&m), 0u);
+  TH_EQ(utim_tm_tasks_init(&ts, &m, tt, wake, 2u, NULL, NULL), -EINVAL);
+  TH_EQ(utim_tm_task_delay(&ts, 0u, 5u), -EINVAL);
+  TH_EQ(utim_tm_tasks_set_time(&ts, 1u), -EINVAL);
+  TH_CHECK(!utim_tm_pending(&t));
 }
 
 /* The modes each instance runs: tickless and ticked on channel 0, and
@@ -724,7 +788,8 @@ int main(int argc, char **argv) {
   th_note("seed %llu, %llu operations per instance and mode (repeat: test_tm_sim --seed %llu "
           "--ops %llu); timer %zu bytes, manager %zu bytes",
           opt_seed, opt_ops, opt_seed, opt_ops, sizeof(utim_tm_timer_t), sizeof(utim_tm_t));
-  th_run("argument errors, remaining time across set_time", t_errors, NULL);
+  th_run("argument errors of every call (nothing changed by them), remaining time across set_time",
+         t_errors, NULL);
   th_run("checkpoint arming, counter still between reads", t_checkpoint, NULL);
   th_run("a start re-arms the channel only when it comes first", t_rearm, NULL);
   th_run("a wrap during an overflow manager's init is in its time", t_init_wrap, NULL);
