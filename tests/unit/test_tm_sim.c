@@ -383,6 +383,96 @@ static void t_init_wrap(void *arg) {
   }
 }
 
+/* ---- timeouts beyond the wheel's levels --------------------------------------- */
+
+/* Far timeouts end to end on SIM_MTIME64 (64-bit counter, 10 MHz): beyond
+ * the wheel's levels (its far list: 2^48 ticks ahead with the 64-bit
+ * targets' geometry, 2^50 with the 32-bit one) and across the wrap of the
+ * reported time (set_time() puts it 2^40 ticks before 2^64). Each one-shot
+ * calls back once, never early, at its expiry tickless and by the next tick
+ * ticked; a periodic one of 2^49 + 5 ticks stays on its grid. */
+#define NFAR 8u
+static unsigned far_calls[NFAR];
+static uint64_t far_at[NFAR]; /* reported time in its last callback */
+
+static void far_cb(utim_tm_t *m, utim_tm_timer_t *t, void *arg) {
+  (void)t;
+  const unsigned i = (unsigned)(uintptr_t)arg;
+  far_calls[i] += 1u + utim_tm_overrun(m);
+  far_at[i] = utim_tm_now(m);
+}
+
+static void far_in_mode(const utim_periph_t *p, utim_tm_mode_t mode, uint64_t tick) {
+  static const uint64_t d[NFAR - 1u] = {
+      ((uint64_t)1 << 47) - 3u,  ((uint64_t)1 << 48),      ((uint64_t)1 << 48) + 12345u,
+      ((uint64_t)1 << 50) - 1u,  ((uint64_t)1 << 50) + 7u, ((uint64_t)1 << 52) + 3u,
+      ((uint64_t)1 << 56) + 99u,
+  };
+  const uint64_t period = ((uint64_t)1 << 49) + 5u;
+  th_context("%s, %s", utim_name(p), mode == UTIM_TM_TICKLESS ? "tickless" : "ticked");
+  if (!setup(p, 0u, mode, tick)) {
+    return;
+  }
+  const uint64_t late = mode == UTIM_TM_TICKLESS ? 1u : tick + 1u;
+  TH_EQ(utim_tm_set_time(&tm, 0u - ((uint64_t)1 << 40)), 0);
+  utim_tm_timer_t t[NFAR];
+  uint64_t e[NFAR];
+  memset(far_calls, 0, sizeof far_calls);
+  for (unsigned i = 0; i < NFAR; i++) {
+    utim_tm_timer_init(&t[i], far_cb, (void *)(uintptr_t)i);
+  }
+  for (unsigned i = 0; i + 1u < NFAR; i++) {
+    /* Odd ones absolute: the expiry in reported time, past its wrap. */
+    const int rc = (i & 1u) != 0u ? utim_tm_start_at(&tm, &t[i], utim_tm_now(&tm) + d[i], 0u)
+                                  : utim_tm_start(&tm, &t[i], d[i], 0u);
+    TH_EQ(rc, 0);
+    TH_EQ(utim_tm_expiry(&tm, &t[i], &e[i]), 0);
+    TH_CHECKF(e[i] - utim_tm_now(&tm) - d[i] + 2u <= 2u, "timer %u: expiry %" PRIu64, i, e[i]);
+  }
+  TH_EQ(utim_tm_start(&tm, &t[NFAR - 1u], period, period), 0);
+  TH_EQ(utim_tm_expiry(&tm, &t[NFAR - 1u], &e[NFAR - 1u]), 0);
+  const uint64_t first = e[NFAR - 1u];
+  /* In order of expiry (d[] is sorted): 1.5 ticks before, nothing; then
+   * exactly one call, not early, within the mode's lateness. (Ticked, a
+   * timer due within the tick of the one before comes with it.) */
+  for (unsigned i = 0; i + 1u < NFAR; i++) {
+    uint64_t left = 0;
+    if (utim_tm_remaining(&tm, &t[i], &left) == 0) {
+      sim_advance(ns_of(left) - ns_of(1u) * 3u / 2u);
+      TH_EQU(far_calls[i], 0u);
+      TH_CHECK(utim_tm_pending(&t[i]));
+      sim_advance(ns_of(late + 1u));
+    }
+    TH_EQU(far_calls[i], 1u);
+    TH_CHECKF(far_at[i] - e[i] <= late, "timer %u: called at %" PRIu64 ", expiry %" PRIu64, i,
+              far_at[i], e[i]);
+    TH_CHECK(!utim_tm_pending(&t[i]));
+  }
+  /* The periodic one: every expiry passed counted (the last one possibly
+   * not served yet, ticked), the next on its grid. */
+  const uint64_t passed = (utim_tm_now(&tm) - first) / period + 1u;
+  const unsigned calls = far_calls[NFAR - 1u];
+  TH_CHECKF(calls == passed || calls + 1u == passed,
+            "periodic: %u calls, %" PRIu64 " expiries passed", calls, passed);
+  uint64_t next = 0;
+  TH_EQ(utim_tm_expiry(&tm, &t[NFAR - 1u], &next), 0);
+  TH_EQU(next, first + calls * period);
+  TH_EQ(utim_tm_stop(&tm, &t[NFAR - 1u]), 1);
+  TH_EQ(utim_tm_deinit(&tm), 0);
+}
+
+static void t_far(void *arg) {
+  (void)arg;
+  const utim_periph_t *p = utim_by_name("SIM_MTIME64");
+  if (p == NULL) {
+    TH_CHECK(!"the sim board has no SIM_MTIME64");
+    return;
+  }
+  far_in_mode(p, UTIM_TM_TICKLESS, 0u);
+  /* A tick of 2^44 ticks keeps the ticked run to a few thousand ticks. */
+  far_in_mode(p, UTIM_TM_TICKED, (uint64_t)1 << 44);
+}
+
 /* ---- system time ------------------------------------------------------------ */
 
 /* The time in tickless mode or on the overflow, against virtual time. */
@@ -793,6 +883,7 @@ int main(int argc, char **argv) {
   th_run("checkpoint arming, counter still between reads", t_checkpoint, NULL);
   th_run("a start re-arms the channel only when it comes first", t_rearm, NULL);
   th_run("a wrap during an overflow manager's init is in its time", t_init_wrap, NULL);
+  th_run("timeouts beyond the wheel's levels and across the reported time's wrap", t_far, NULL);
   for (unsigned i = 0; i < utim_count(); i++) {
     const utim_periph_t *p = utim_by_index(i);
     if (utim_channels(p) == 0u) {
