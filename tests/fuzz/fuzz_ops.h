@@ -15,14 +15,14 @@
  * |-------------------|-----------------------|------|
  * | FUZZ_SET_ABS      | ch(1) delta(4)        | utim_set_abs(ch, counter + delta) |
  * | FUZZ_SET_REL      | ch(1) ticks(4)        | utim_set_rel(ch, ticks & max) |
- * | FUZZ_SET_PERIODIC | ch(1) period(2)       | utim_set_periodic(ch, period clamped to min distance .. max) |
+ * | FUZZ_SET_PERIODIC | ch(1) period(2)       | utim_set_periodic(ch, period clamped to min distance .. max; masked: to FUZZ_MASKED_MIN_NS at least) |
  * | FUZZ_CLEAR        | ch(1)                 | utim_clear(ch) |
  * | FUZZ_ADVANCE      | ns(3)                 | let ns of virtual time pass |
  * | FUZZ_CRITICAL     | units(2)              | interrupts off for units x FUZZ_CRITICAL_NS_UNIT ns |
  * | FUZZ_STOP         | -                     | utim_stop() |
  * | FUZZ_START        | -                     | utim_start() |
  * | FUZZ_WRITE        | value(4)              | utim_write(value & max) |
- * | FUZZ_MASK         | bits(1)               | mask channels (bits 0-6), overflow (bit 7) |
+ * | FUZZ_MASK         | bits(1)               | mask channels (bits 0-6), overflow (bit 7); a periodic channel faster than FUZZ_MASKED_MIN_NS is cleared instead |
  * | FUZZ_UNMASK       | bits(1)               | unmask, the same bits |
  * | FUZZ_STALL        | k(1) units(2)         | the next operation stalls units x FUZZ_STALL_NS_UNIT ns before its k-th register access |
  * | FUZZ_OVF_CB       | on(1)                 | utim_set_overflow_cb() on (bit 0) or off |
@@ -74,6 +74,7 @@
 #define FUZZ_MAX_ACCESS_NS    32u        /**< register access cost: 0 .. 31 ns */
 #define FUZZ_MAX_OPS          256u       /**< operations of one input at most */
 #define FUZZ_MAX_CALLBACKS    20000u     /**< then periodic channels clear themselves */
+#define FUZZ_MASKED_MIN_NS    100000u    /**< shortest period of a masked periodic channel */
 #define FUZZ_END_MAX_NS       500000000u /**< the end waits at most this long for one-shots */
 #define FUZZ_END_SLACK_NS     200000u    /**< and this much beyond their targets */
 /** @} */

@@ -29,6 +29,9 @@
  * next callback clears it (as FUZZ_ACT_CLEAR_SELF does): a period of a few
  * ticks over 256 advances of 16 ms would otherwise be tens of millions of
  * simulated interrupts, and libFuzzer would report the slow input as a hang.
+ * A masked periodic channel (whose interrupts no callback paces: see
+ * utim_mask()) gets a period of at least FUZZ_MASKED_MIN_NS: a faster one is
+ * cleared when masked, and one set while masked is slowed to it.
  *
  * A violation aborts (so libFuzzer saves the input) after printing what
  * happened.
@@ -283,6 +286,17 @@ static unsigned pick_ch(void) {
   return (unsigned)take(1) % (nch > 0u ? nch : 1u);
 }
 
+/* The shortest period a masked periodic channel gets (FUZZ_MASKED_MIN_NS, at
+ * least the minimum distance): see utim_mask(). Below it, several masked
+ * channels' interrupts can take the simulated CPU over between them, and
+ * an input would never end. */
+static uint64_t masked_min_period(void) {
+  const uint64_t t = (uint64_t)(((unsigned __int128)FUZZ_MASKED_MIN_NS * hz) / 1000000000u);
+  const uint64_t md = utim_min_distance(inst);
+  const uint64_t p = t > md ? t : md;
+  return p < utim_max(inst) ? p : utim_max(inst);
+}
+
 static void do_start(void) {
   const uint64_t t = sim_now();
   if (utim_start(inst) == 0 && !running) {
@@ -472,6 +486,9 @@ static void run_op(unsigned code) {
     if (period < utim_min_distance(inst)) {
       period = utim_min_distance(inst);
     }
+    if ((masked & UTIM_EVT_CH(ch)) != 0u && period < masked_min_period()) {
+      period = masked_min_period();
+    }
     if (period > max) {
       period = max;
     }
@@ -538,6 +555,17 @@ static void run_op(unsigned code) {
       ev |= UTIM_EVT_OVF;
     }
     if (mask) {
+      /* A periodic channel faster than masked_min_period() is cleared
+       * rather than masked. */
+      for (unsigned ch = 0; ch < nch; ch++) {
+        if ((ev & UTIM_EVT_CH(ch)) != 0u && chans[ch].kind == SET_PERIODIC &&
+            chans[ch].dist < masked_min_period()) {
+          if (utim_clear(inst, ch) != 0) {
+            fail("utim_clear() failed", ch);
+          }
+          chans[ch].kind = SET_NONE;
+        }
+      }
       masked |= ev;
       if (utim_mask(inst, ev) != 0) {
         fail("utim_mask() of valid events failed", 0);
