@@ -123,6 +123,17 @@ static void t_muldiv_errors(void *arg) {
   TH_EQ(utim_muldiv(UINT64_MAX, 3u, 3u, UTIM_ROUND_CEIL, &out), 0);
   TH_EQU(out, UINT64_MAX);
   TH_EQ(utim_muldiv(UINT64_MAX, 4u, 3u, UTIM_ROUND_FLOOR, &out), -ERANGE);
+  /* 0x1084210842108421 x 31 = 2 x (2^64 - 1) + 1: the quotient is
+   * UINT64_MAX with a remainder, so only the floor fits. */
+  const uint64_t q_max_rem = UINT64_C(0x1084210842108421);
+  TH_EQ(utim_muldiv(q_max_rem, 31u, 2u, UTIM_ROUND_FLOOR, &out), 0);
+  TH_EQU(out, UINT64_MAX);
+  out = 42u;
+  TH_EQ(utim_muldiv(q_max_rem, 31u, 2u, UTIM_ROUND_CEIL, &out), -ERANGE);
+  TH_EQU(out, UINT64_MAX);
+  out = 42u;
+  TH_EQ(utim_muldiv(q_max_rem, 31u, 2u, UTIM_ROUND_NEAREST, &out), -ERANGE);
+  TH_EQU(out, UINT64_MAX);
   TH_EQ(utim_muldiv((UINT64_MAX / 2u) * 2u + 1u, 1u, 2u, UTIM_ROUND_CEIL, &out), 0);
   TH_EQU(out, UINT64_C(1) << 63);
   TH_EQ(utim_muldiv(UINT64_MAX, UINT64_MAX, UINT64_MAX, UTIM_ROUND_FLOOR, &out), 0);
