@@ -67,7 +67,8 @@ typedef struct {
 /**
  * @brief Initialise device @p dev at exactly @p freq Hz with callback
  *        @p cb, and start it (channels cleared). The shim claims the
- *        instance (utim_claim()) for good.
+ *        instance (utim_claim()) for good; a refused call leaves a device
+ *        it had not set up unclaimed.
  * @return 0, or -1 for an unknown device, a NULL @p cb, a frequency it
  *         cannot count at exactly, or an instance claimed by another owner
  */

@@ -41,9 +41,16 @@ static void on_compare(const utim_periph_t *p, unsigned ch, void *arg) {
 int timer_init(tim_t dev, uint32_t freq, timer_cb_t cb, void *arg) {
   const utim_periph_t *p = dev_of(dev);
   /* The shim owns the devices it initialises: one claimed by another
-   * subsystem (utim_claim()) is refused, as RIOT refuses a busy device. */
-  if (p == NULL || cb == NULL || freq == 0u || utim_claim(p, &g_ctx[dev]) != 0 ||
-      utim_init(p, freq, UTIM_CLOCK_DEFAULT) != 0) {
+   * subsystem (utim_claim()) is refused, as RIOT refuses a busy device. A
+   * refused frequency leaves a device the shim had not set up free again. */
+  if (p == NULL || cb == NULL || freq == 0u || utim_claim(p, &g_ctx[dev]) != 0) {
+    return -1;
+  }
+  const bool had = g_ctx[dev].cb != NULL;
+  if (utim_init(p, freq, UTIM_CLOCK_DEFAULT) != 0) {
+    if (!had) {
+      (void)utim_release(p, &g_ctx[dev]);
+    }
     return -1;
   }
   for (unsigned ch = 0; ch < utim_channels(p); ch++) {
@@ -52,6 +59,7 @@ int timer_init(tim_t dev, uint32_t freq, timer_cb_t cb, void *arg) {
   g_ctx[dev] = (timer_isr_ctx_t){cb, arg};
   if (utim_set_compare_cb(p, on_compare, &g_ctx[dev]) != 0 || utim_start(p) != 0) {
     g_ctx[dev].cb = NULL;
+    (void)utim_release(p, &g_ctx[dev]);
     return -1;
   }
   return 0;

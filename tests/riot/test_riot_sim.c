@@ -70,7 +70,10 @@ static void t_errors(void *arg) {
   TH_EQ(timer_init(TIMER_UNDEF, HZ, cb, NULL), -1);
   TH_EQ(timer_init(g_dev, HZ, NULL, NULL), -1);
   TH_EQ(timer_init(g_dev, 7u, cb, NULL), -1); /* not a frequency it counts at */
-  TH_EQ(timer_set(g_dev, 0, 10u), -1);        /* not initialised */
+  /* Refused, it stays free for another subsystem. */
+  TH_EQ(utim_claim(utim_by_index(g_dev), &g_order), 0);
+  TH_EQ(utim_release(utim_by_index(g_dev), &g_order), 0);
+  TH_EQ(timer_set(g_dev, 0, 10u), -1); /* not initialised */
   TH_EQ(timer_init(g_dev, HZ, cb, &g_calls), 0);
   TH_EQ(timer_set(g_dev, -1, 10u), -1);
   TH_EQ(timer_set(g_dev, (int)timer_query_channel_numof(g_dev), 10u), -1);
