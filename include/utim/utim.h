@@ -360,12 +360,11 @@ int utim_set_rel(const utim_periph_t *p, unsigned ch, uint64_t ticks);
  * therefore cannot run back to back: the program between two of them
  * gets time of the order of the handling. The guard is per channel: with
  * several channels of one instance at periods this short, the program's
- * share falls with their number but does not reach zero. It is paced by
- * the channel's callbacks, so it does not cover a masked channel
- * (utim_mask()): that one is re-armed at each grid point with no more lead
- * than its re-arm takes, and several masked channels at periods near their
- * interrupt's own duration can keep the CPU in their interrupts for good.
- * Clear a fast periodic channel (utim_clear()) rather than mask it.
+ * share falls with their number but does not reach zero. A masked
+ * channel (utim_mask()) runs no callback to pace it: its re-arm leaves
+ * free twice the time its match waited when that was a period or more
+ * (other handlers, other fast masked channels), so masked channels cannot
+ * take the CPU over either; their interrupts still come at that pace.
  * Grid points that get no callback of their own (passed while the interrupt
  * was late or the event masked, or skipped because they were too close to
  * arm) coalesce into the next callback and are counted by utim_overrun(),
@@ -422,10 +421,11 @@ int utim_set_overflow_cb(const utim_periph_t *p, utim_ovf_cb_t cb, void *arg);
  * @brief Defer the delivery of @p events (UTIM_EVT_CH() / UTIM_EVT_OVF bits).
  *
  * Only the callbacks wait: the hardware interrupts stay on, and a periodic
- * channel is still re-armed at each of its grid points (its matches
- * coalesce into the deferred callback and count as its overruns), outside
- * the overload guard of utim_set_periodic(): masking does not lighten a
- * fast periodic channel's interrupt load. Clear it (utim_clear()) for that.
+ * channel is still re-armed at each of its grid points it can serve (its
+ * matches coalesce into the deferred callback and count as its overruns;
+ * see utim_set_periodic() for its pace when they come faster than they
+ * are served): masking does not lighten a periodic channel's interrupt
+ * load. Clear it (utim_clear()) for that.
  * @retval 0 success
  * @retval -EINVAL @p events names a channel or an overflow the timer does not have
  */

@@ -79,6 +79,7 @@ bool utim__periodic_advance(const utim_periph_t *p, unsigned ch) {
   const uint64_t mask = utim_max(p);
   const uint64_t lead_max = mask >> 1;
   const uint64_t d = p->dev->min_distance;
+  const uint32_t bit = UTIM_EVT_CH(ch);
   uint64_t lead = cs->handled < lead_max ? cs->handled : lead_max;
   for (unsigned attempt = 0u; attempt < REARM_TRIES; attempt++) {
     if (attempt == REARM_TRIES - 1u) {
@@ -88,6 +89,15 @@ bool utim__periodic_advance(const utim_periph_t *p, unsigned ch) {
     const uint64_t late = (now - cs->target) & mask;
     if (attempt == 0u) {
       cs->late = utim__add_sat32(0u, late);
+      if (late >= period && late <= lead_max && (st->mask & st->pending & bit) != 0u) {
+        /* A masked channel's match served a period or more late: its
+         * interrupts, which no callback paces (utim__periodic_handled()),
+         * come faster than the CPU serves them (other handlers, other fast
+         * masked channels). Leave twice that lateness free: they cannot
+         * take the CPU over, and the lead lasts only while they are late. */
+        const uint64_t twice = late < lead_max / 2u ? 2u * late : lead_max;
+        lead = lead > twice ? lead : twice;
+      }
     }
     /* Distance to the first grid point after `now` (1 .. period), then on by
      * whole periods to the first one at least d + lead ahead, as far as one
@@ -110,7 +120,6 @@ bool utim__periodic_advance(const utim_periph_t *p, unsigned ch) {
     lead = lead > took ? lead : took;
     lead = lead < lead_max / 2u ? 2u * lead + 1u : lead_max;
   }
-  const uint32_t bit = UTIM_EVT_CH(ch);
   if ((st->pending & bit) == 0u) {
     /* The reached target becomes the next callback's own match. */
     cs->skipped--;

@@ -140,6 +140,50 @@ static void ct_overrun_all(const utim_periph_t *p) {
 }
 
 /*
+ * The same with every channel masked: no callback runs, so none paces the
+ * interrupts; the re-arm of a masked channel served a period late leaves
+ * that lateness free twice over. Each arming call returns and the program
+ * keeps running (before that lead, the fuzzer's input
+ * two_masked_fast_periodic_channels_keep_the_cpu had two masked channels of
+ * SIM_NRF32 keep the interrupt busy for good, inside utim_set_periodic()).
+ * The unmask delivers one callback per channel for its coalesced matches.
+ */
+static void ct_overrun_all_masked(const utim_periph_t *p) {
+  if (!ct_init_start(p, ct_hz_fastest(p))) {
+    return;
+  }
+  const uint64_t md = ct_md(p);
+  const uint64_t span = ct_min64(ct_max64(400u * md, 80u * ct_lat(p)), utim_max(p) / 4u);
+  const unsigned nch = utim_channels(p);
+  const uint32_t all = nch >= 16u ? 0xffffu : (1u << nch) - 1u;
+  th_context("%s every channel masked at period %llu", utim_name(p), (unsigned long long)md);
+  ct_ev_reset();
+  TH_EQ(utim_mask(p, all), 0);
+  for (unsigned ch = 0; ch < nch; ch++) {
+    TH_EQ(utim_set_periodic(p, ch, md), 0);
+  }
+  unsigned steps = 0u;
+  const uint64_t start = utim_read(p);
+  while (ct_dist(p, start, utim_read(p)) < span) {
+    steps++;
+  }
+  TH_EQ(ct_count(), 0);
+  /* Cleared from inside the first callbacks: unmasked at this period, the
+   * channels would run on at the overload guard's pace. */
+  ct_all_limit = 1u;
+  atomic_store_explicit(&ct_all_calls, 0u, memory_order_relaxed);
+  ct_set_action(ct_act_all);
+  TH_EQ(utim_unmask(p, all), 0);
+  for (unsigned ch = 0; ch < nch; ch++) {
+    TH_EQ(utim_clear(p, ch), 0);
+  }
+  ct_set_action(NULL);
+  TH_CHECKF(ct_count() >= 1u, "%u callbacks after the unmask", ct_count());
+  TH_CHECKF(steps >= 2u, "%u loop steps in %llu ticks", steps, (unsigned long long)span);
+  th_note("%u loop steps with every channel masked", steps);
+}
+
+/*
  * A period utim_set_periodic() accepts but the instance may not sustain:
  * the minimum distance (each re-arm finds its target already due), and a
  * callback that takes three periods. Before the re-arm skipped ahead on the
@@ -161,6 +205,7 @@ void ct_case_overrun(const utim_periph_t *p) {
     ct_overrun_run(p, period, 3u * period, 40u * period);
   }
   ct_overrun_all(p);
+  ct_overrun_all_masked(p);
 }
 
 /* ---- chained instances: interrupts held off across low wraps --------------- */

@@ -29,9 +29,13 @@
  * next callback clears it (as FUZZ_ACT_CLEAR_SELF does): a period of a few
  * ticks over 256 advances of 16 ms would otherwise be tens of millions of
  * simulated interrupts, and libFuzzer would report the slow input as a hang.
- * A masked periodic channel (whose interrupts no callback paces: see
- * utim_mask()) gets a period of at least FUZZ_MASKED_MIN_NS: a faster one is
- * cleared when masked, and one set while masked is slowed to it.
+ * A masked periodic channel, which runs no callback to count against that
+ * budget, gets a period of at least FUZZ_MASKED_MIN_NS: a faster one is
+ * cleared when masked, and one set while masked is slowed to it. (Two
+ * masked channels at the minimum period once kept the simulated CPU in
+ * their interrupts for good, a defect of the core fixed in periodic.c and
+ * checked by the conformance case "every channel masked"; the input that
+ * found it is in the corpus.)
  *
  * A violation aborts (so libFuzzer saves the input) after printing what
  * happened.
@@ -287,9 +291,9 @@ static unsigned pick_ch(void) {
 }
 
 /* The shortest period a masked periodic channel gets (FUZZ_MASKED_MIN_NS, at
- * least the minimum distance): see utim_mask(). Below it, several masked
- * channels' interrupts can take the simulated CPU over between them, and
- * an input would never end. */
+ * least the minimum distance): a bound on the input's work, as
+ * FUZZ_MAX_CALLBACKS is for unmasked ones (a masked channel at a few ticks
+ * over 256 advances of 16 ms would be millions of simulated interrupts). */
 static uint64_t masked_min_period(void) {
   const uint64_t t = (uint64_t)(((unsigned __int128)FUZZ_MASKED_MIN_NS * hz) / 1000000000u);
   const uint64_t md = utim_min_distance(inst);
