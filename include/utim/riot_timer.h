@@ -94,8 +94,11 @@ int timer_set_absolute(tim_t dev, int channel, unsigned int value);
  * @brief The callback every @p value ticks with TIM_FLAG_RESET_ON_MATCH
  *        (utim_set_periodic()); TIM_FLAG_RESET_ON_SET first resets the
  *        counter to 0, TIM_FLAG_SET_STOPPED leaves the device stopped.
- * @return 0, or -1 (not initialised, no such channel, @p value 0 or beyond
- *         the counter, or no TIM_FLAG_RESET_ON_MATCH)
+ * @return 0, or -1 (not initialised, no such channel, @p value 0, below
+ *         the instance's minimum compare distance or beyond the counter,
+ *         no TIM_FLAG_RESET_ON_MATCH, or TIM_FLAG_RESET_ON_SET on a counter
+ *         that cannot be written); a refused call neither stops nor resets
+ *         the device
  */
 int timer_set_periodic(tim_t dev, int channel, unsigned int value, uint8_t flags);
 

@@ -99,7 +99,11 @@ int timer_set_absolute(tim_t dev, int channel, unsigned int value) {
 
 int timer_set_periodic(tim_t dev, int channel, unsigned int value, uint8_t flags) {
   const utim_periph_t *p = chan_of(dev, channel);
-  if (p == NULL || (flags & TIM_FLAG_RESET_ON_MATCH) == 0u || value == 0u) {
+  /* Everything utim_set_periodic() and the reset would refuse is refused
+   * before the device is stopped or reset: a refused call changes nothing. */
+  if (p == NULL || (flags & TIM_FLAG_RESET_ON_MATCH) == 0u || value < utim_min_distance(p) ||
+      value == 0u || (uint64_t)value > utim_max(p) ||
+      ((flags & TIM_FLAG_RESET_ON_SET) != 0u && (utim_caps(p) & UTIM_CAP_WRITE) == 0u)) {
     return -1;
   }
   if ((flags & TIM_FLAG_SET_STOPPED) != 0u) {

@@ -177,6 +177,15 @@ static void t_periodic(void *arg) {
   TH_EQU(g_calls[1], 2u);
   timer_start(g_dev);
   TH_EQ(timer_clear(g_dev, 1), 0);
+  /* Refused (beyond the 16-bit counter): neither stopped nor reset. */
+  sim_advance(3000u * NS);
+  const unsigned before = timer_read(g_dev);
+  TH_EQ(timer_set_periodic(g_dev, 0, 0x10000u,
+                           TIM_FLAG_RESET_ON_MATCH | TIM_FLAG_RESET_ON_SET | TIM_FLAG_SET_STOPPED),
+        -1);
+  TH_CHECKF(timer_read(g_dev) >= before, "counter %u, was %u: reset", timer_read(g_dev), before);
+  sim_advance(100u * NS);
+  TH_CHECKF(timer_read(g_dev) > before, "counter %u, was %u: stopped", timer_read(g_dev), before);
 }
 
 static void t_query(void *arg) {
