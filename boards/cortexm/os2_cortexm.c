@@ -109,8 +109,14 @@ static int b_block_until(void *ctx, utim_tm_t *tm, uint64_t deadline) {
 static const utim_os2_binding_t binding = {b_in_isr, b_block_until, b_defer, NULL};
 
 int utim_os2_cortexm_start(utim_tm_t *tm, uint32_t sys_hz, uint32_t tick_hz) {
-  SCB_SHPR3 = SCB_SHPR3 | SHPR3_PENDSV_LO;
-  return utim_os2_init(tm, sys_hz, tick_hz, &binding);
+  /* PendSV's priority only once the set-up is taken (a refusal changes
+   * nothing); no expiry is deferred before this returns, as no timer of
+   * the layer can run before it. A second set-up finds it set already. */
+  const int rc = utim_os2_init(tm, sys_hz, tick_hz, &binding);
+  if (rc == 0) {
+    SCB_SHPR3 = SCB_SHPR3 | SHPR3_PENDSV_LO;
+  }
+  return rc;
 }
 
 utim_os2_cortexm_info_t utim_os2_cortexm_info(void) {

@@ -47,12 +47,13 @@ typedef struct utim_os2_cortexm_info {
 } utim_os2_cortexm_info_t;
 
 /**
- * @brief Set PendSV to the lowest priority and set up the time services
- *        (utim_os2_init()) on the running manager @p tm, whose counter
- *        counts at @p sys_hz, with a kernel tick of @p tick_hz. Call from
- *        main; again to change the manager or the tick.
+ * @brief Set up the time services (utim_os2_init()) on the running
+ *        manager @p tm, whose counter counts at @p sys_hz, with a kernel
+ *        tick of @p tick_hz, and set PendSV to the lowest priority. Call
+ *        from main; again to change the manager or the tick.
  * @retval 0 done
- * @retval -EINVAL as utim_os2_init()
+ * @retval -EINVAL as utim_os2_init(); nothing changed (PendSV's priority
+ *         neither)
  */
 int utim_os2_cortexm_start(utim_tm_t *tm, uint32_t sys_hz, uint32_t tick_hz);
 
