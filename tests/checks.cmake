@@ -4,6 +4,7 @@
 #   cortex_m4_sizes    public headers compile for Cortex-M4; instance/driver sizes
 #   template_compiles  the template driver and an example instance compile for Cortex-M4
 #   api_docs           the API reference (doxygen, docs/Doxyfile) with warnings as errors
+#   tools_cli          --help and argument errors of tools/test.sh and tools/bench.sh
 # With UTIM_LINT:
 #   clang_format, clang_tidy, cppcheck
 #
@@ -35,6 +36,12 @@ add_test(NAME api_docs
   COMMAND ${CMAKE_COMMAND} "-DDOXYGEN=${UTIM_DOXYGEN}" "-DSRC=${utim_SOURCE_DIR}"
     "-DOUT=${utim_BINARY_DIR}/docs" -P ${UTIM_CHECKS_DIR}/api_docs.cmake)
 set_tests_properties(api_docs PROPERTIES LABELS "check" TIMEOUT 300)
+
+# ---- the README's two commands: --help, and wrong arguments refused before any work
+find_program(UTIM_BASH bash REQUIRED)
+add_test(NAME tools_cli
+  COMMAND ${UTIM_BASH} ${UTIM_CHECKS_DIR}/tools_cli.sh ${utim_SOURCE_DIR})
+set_tests_properties(tools_cli PROPERTIES LABELS "check" TIMEOUT 120)
 
 # ---- lint
 if(UTIM_LINT)

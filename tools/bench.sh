@@ -14,15 +14,14 @@
 # virt machine (RV32, RV64), under QEMU (builds ~1 min each the first time),
 # the HTM's FPGA
 # cost with yosys ~1.5 min); then results/report.html (tools/report.py).
-# --long: more runs and samples everywhere (about 12 minutes).
+# --long: more runs and samples everywhere (about 12 minutes); --only: a
+# subset (the report is still written, from every results/*.json there is).
 #
-# Usage: bash tools/bench.sh [--long] [args for every utim-bench run...]
+# Usage: bash tools/bench.sh [--long] [--only NAME[,NAME...]] [-h|--help]
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
-# shellcheck source=tools/deps.sh
-source "$root/tools/deps.sh"
 
 # The benchmarks, in the order they run: adding one is one word here.
 benches=(
@@ -37,15 +36,76 @@ benches=(
   cmsis
 )
 
+# What runs besides them: the firmware benchmarks under QEMU and the HTM's synthesis.
+others=(firmware htm_synth)
+
+usage() {
+  cat <<EOF
+usage: bash tools/bench.sh [--long] [--only NAME[,NAME...]] [-h|--help]
+
+The main job of utim: installs what is missing (Debian packages), builds the
+host preset, runs the benchmarks side by side in one run (tables on the
+terminal, JSON in results/<name>.json), then writes results/report.html.
+About 3.5 minutes; the first run also installs and builds.
+
+options:
+  --long         more runs and samples everywhere (about 10 minutes)
+  --only LIST    run only these, comma-separated, of:
+                 ${benches[*]} ${others[*]}
+                 (firmware: ops, cmsis and timeout as firmware of the QEMU
+                 boards; htm_synth: the hardware time manager with yosys);
+                 the report is written from every results/*.json present
+  -h, --help     show this help
+
+Each benchmark alone, with its own options: build/host/bench/utim-bench
+<command> --help (after a first run has built it).
+EOF
+}
+
+# Fails (exit 2) naming what was wrong; nothing is installed or built before.
+bad_usage() {
+  echo "bench.sh: $1; see 'bash tools/bench.sh --help'" >&2
+  exit 2
+}
+
 long=0
-extra=()
-for a in "$@"; do
-  if [[ "$a" == "--long" ]]; then
-    long=1
-  else
-    extra+=("$a")
-  fi
+only=()
+while (($# > 0)); do
+  case "$1" in
+    -h | --help)
+      usage
+      exit 0
+      ;;
+    --long) long=1 ;;
+    --only | --only=*)
+      if [[ $1 == --only=* ]]; then
+        list=${1#--only=}
+      else
+        (($# > 1)) || bad_usage "option '--only' needs a value: a comma-separated list of benchmarks"
+        shift
+        list=$1
+      fi
+      # read drops a trailing empty field: look for an empty name first.
+      [[ ! $list =~ (^|,)(,|$) ]] || bad_usage "an empty name in --only '$list'"
+      IFS=, read -r -a names <<<"$list"
+      for n in "${names[@]}"; do
+        [[ " ${benches[*]} ${others[*]} " == *" $n "* ]] ||
+          bad_usage "unknown benchmark '$n' in --only (one of: ${benches[*]} ${others[*]})"
+        only+=("$n")
+      done
+      ;;
+    *) bad_usage "unknown argument '$1'" ;;
+  esac
+  shift
 done
+
+# Whether benchmark (or group) $1 runs in this invocation.
+wanted() {
+  ((${#only[@]} == 0)) || [[ " ${only[*]} " == *" $1 "* ]]
+}
+
+# shellcheck source=tools/deps.sh
+source "$root/tools/deps.sh"
 
 # Per-benchmark command and arguments. clock: the drift over one minute in
 # every run (utim-bench's own default is 10 s). stress: 15 s per run on the
@@ -77,8 +137,16 @@ bench_args() {
 }
 
 utim_install_deps
-cmake --preset host </dev/null
-cmake --build --preset host -j "${UTIM_JOBS:-2}" </dev/null
+host_wanted=0
+for name in "${benches[@]}"; do
+  if wanted "$name"; then
+    host_wanted=1
+  fi
+done
+if ((host_wanted)); then
+  cmake --preset host </dev/null
+  cmake --build --preset host -j "${UTIM_JOBS:-2}" </dev/null
+fi
 
 bench_bin="$root/build/host/bench/utim-bench"
 # Debian's python3 (where python3-matplotlib is installed), else the first in PATH.
@@ -91,60 +159,72 @@ mkdir -p "$results"
 # result, as JSON, to results/<name>.json.
 start=$SECONDS
 for name in "${benches[@]}"; do
+  wanted "$name" || continue
   read -r -a args <<<"$(bench_args "$name")"
   echo "==== bench $name"
   t0=$SECONDS
-  "$bench_bin" "${args[@]}" --json-out "$results/$name.json" "${extra[@]}" </dev/null
+  "$bench_bin" "${args[@]}" --json-out "$results/$name.json" </dev/null
   echo "==== bench $name: JSON in results/$name.json ($((SECONDS - t0)) s)"
 done
 
-# The same `ops` measurement as firmware of the Cortex-M boards under QEMU
-# (instructions, -icount): results/ops_<board>.json, for the report's
-# per-board figure (uTimer Fig. 6); the CMSIS-RTOS2 layer's instructions
-# against the time manager (results/cmsis_<board>.json, its table printed);
-# and the timeout matrix on the micro:bit.
-for board in microbit mps2-an385; do
-  echo "==== bench ops and cmsis on $board (firmware under QEMU)"
-  t0=$SECONDS
-  cmake --preset "$board" </dev/null >/dev/null
-  cmake --build --preset "$board" -j "${UTIM_JOBS:-2}" --target "bench_ops_$board" \
-    "bench_cmsis_$board" </dev/null >/dev/null
-  ctest --preset "$board" -R "^bench_(ops|cmsis)_$board\$" </dev/null >/dev/null
-  grep -h '^{"benchmark":"ops"' "build/$board/logs/bench_ops_$board.log" >"$results/ops_$board.json"
-  grep -h '^{"benchmark":"cmsis"' "build/$board/logs/bench_cmsis_$board.log" \
-    >"$results/cmsis_$board.json"
-  grep -h '^# ' "build/$board/logs/bench_cmsis_$board.log"
-  echo "==== bench ops and cmsis on $board: JSON in results/{ops,cmsis}_$board.json ($((SECONDS - t0)) s)"
-done
-# The `ops` firmware alone on the Stellaris board (its GPTM driver) and on the
-# RISC-V virt machine, RV32 and RV64 (one board, riscv-virt, two presets):
-# results/ops_<preset>.json. Each entry is preset:board.
-for pb in lm3s6965evb:lm3s6965evb virt-rv32:riscv-virt virt-rv64:riscv-virt; do
-  preset=${pb%%:*}
-  board=${pb#*:}
-  echo "==== bench ops on $preset (firmware under QEMU)"
-  t0=$SECONDS
-  cmake --preset "$preset" </dev/null >/dev/null
-  cmake --build --preset "$preset" -j "${UTIM_JOBS:-2}" --target "bench_ops_$board" \
-    </dev/null >/dev/null
-  ctest --preset "$preset" -R "^bench_ops_$board\$" </dev/null >/dev/null
-  grep -h '^{"benchmark":"ops"' "build/$preset/logs/bench_ops_$board.log" \
-    >"$results/ops_$preset.json"
-  echo "==== bench ops on $preset: JSON in results/ops_$preset.json ($((SECONDS - t0)) s)"
-done
-# The timeout matrix as firmware (the micro:bit: the board with compare channels).
-echo "==== bench timeout on microbit (firmware under QEMU)"
-cmake --build --preset microbit -j "${UTIM_JOBS:-2}" --target bench_timeout_microbit </dev/null >/dev/null
-ctest --preset microbit -R '^bench_timeout_microbit$' </dev/null >/dev/null
-grep -h '^{"benchmark":"timeout"' build/microbit/logs/bench_timeout_microbit.log \
-  >"$results/timeout_microbit.json"
-echo "==== bench timeout on microbit: JSON in results/timeout_microbit.json"
+firmware_benches() {
+  # The same `ops` measurement as firmware of the Cortex-M boards under QEMU
+  # (instructions, -icount): results/ops_<board>.json, for the report's
+  # per-board figure (uTimer Fig. 6); the CMSIS-RTOS2 layer's instructions
+  # against the time manager (results/cmsis_<board>.json, its table printed);
+  # and the timeout matrix on the micro:bit.
+  for board in microbit mps2-an385; do
+    echo "==== bench ops and cmsis on $board (firmware under QEMU)"
+    t0=$SECONDS
+    cmake --preset "$board" </dev/null >/dev/null
+    cmake --build --preset "$board" -j "${UTIM_JOBS:-2}" --target "bench_ops_$board" \
+      "bench_cmsis_$board" </dev/null >/dev/null
+    ctest --preset "$board" -R "^bench_(ops|cmsis)_$board\$" </dev/null >/dev/null
+    grep -h '^{"benchmark":"ops"' "build/$board/logs/bench_ops_$board.log" >"$results/ops_$board.json"
+    grep -h '^{"benchmark":"cmsis"' "build/$board/logs/bench_cmsis_$board.log" \
+      >"$results/cmsis_$board.json"
+    grep -h '^# ' "build/$board/logs/bench_cmsis_$board.log"
+    echo "==== bench ops and cmsis on $board: JSON in results/{ops,cmsis}_$board.json ($((SECONDS - t0)) s)"
+  done
+  # The `ops` firmware alone on the Stellaris board (its GPTM driver) and on the
+  # RISC-V virt machine, RV32 and RV64 (one board, riscv-virt, two presets):
+  # results/ops_<preset>.json. Each entry is preset:board.
+  for pb in lm3s6965evb:lm3s6965evb virt-rv32:riscv-virt virt-rv64:riscv-virt; do
+    preset=${pb%%:*}
+    board=${pb#*:}
+    echo "==== bench ops on $preset (firmware under QEMU)"
+    t0=$SECONDS
+    cmake --preset "$preset" </dev/null >/dev/null
+    cmake --build --preset "$preset" -j "${UTIM_JOBS:-2}" --target "bench_ops_$board" \
+      </dev/null >/dev/null
+    ctest --preset "$preset" -R "^bench_ops_$board\$" </dev/null >/dev/null
+    grep -h '^{"benchmark":"ops"' "build/$preset/logs/bench_ops_$board.log" \
+      >"$results/ops_$preset.json"
+    echo "==== bench ops on $preset: JSON in results/ops_$preset.json ($((SECONDS - t0)) s)"
+  done
+  # The timeout matrix as firmware (the micro:bit: the board with compare channels).
+  echo "==== bench timeout on microbit (firmware under QEMU)"
+  cmake --build --preset microbit -j "${UTIM_JOBS:-2}" --target bench_timeout_microbit </dev/null >/dev/null
+  ctest --preset microbit -R '^bench_timeout_microbit$' </dev/null >/dev/null
+  grep -h '^{"benchmark":"timeout"' build/microbit/logs/bench_timeout_microbit.log \
+    >"$results/timeout_microbit.json"
+  echo "==== bench timeout on microbit: JSON in results/timeout_microbit.json"
+}
 
-# The hardware time manager's FPGA cost (paper Fig. 5), with yosys.
-echo "==== htm_synth (yosys)"
-t0=$SECONDS
-"$py" tools/htm_synth.py --json-out "$results/htm_synth.json" </dev/null
-echo "==== htm_synth: JSON in results/htm_synth.json ($((SECONDS - t0)) s)"
+htm_synth_bench() {
+  # The hardware time manager's FPGA cost (paper Fig. 5), with yosys.
+  echo "==== htm_synth (yosys)"
+  t0=$SECONDS
+  "$py" tools/htm_synth.py --json-out "$results/htm_synth.json" </dev/null
+  echo "==== htm_synth: JSON in results/htm_synth.json ($((SECONDS - t0)) s)"
+}
+
+if wanted firmware; then
+  firmware_benches
+fi
+if wanted htm_synth; then
+  htm_synth_bench
+fi
 echo "==== all benchmarks: $((SECONDS - start)) s"
 
 # The report: one page with the figures of everything above.

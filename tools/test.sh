@@ -24,18 +24,67 @@
 # Usage: bash tools/test.sh            (as root on a fresh Debian machine)
 #        UTIM_TEST_PRESETS=host bash tools/test.sh
 #        UTIM_TEST_PRESETS="mps2-an385 microbit" bash tools/test.sh
+#        bash tools/test.sh --help
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
-# shellcheck source=tools/deps.sh
-source "$root/tools/deps.sh"
 
-read -r -a presets <<<"${UTIM_TEST_PRESETS:-host host-asan host-tsan aarch64-linux mps2-an385 microbit netduinoplus2 lm3s6965evb virt-rv32 virt-rv64}"
+all_presets="host host-asan host-tsan aarch64-linux mps2-an385 microbit netduinoplus2 lm3s6965evb virt-rv32 virt-rv64"
+
+usage() {
+  cat <<EOF
+usage: bash tools/test.sh [-h|--help]
+
+The full test run of utim (CI runs it): installs what is missing (Debian
+packages), then configures, builds and runs ctest for each preset, prints
+each board's size report and QEMU run endings, and ends with one line
+"N passed, N failed". Exits non-zero on any failure. About 15 minutes on 2
+cores from a fresh clone (package installation included).
+
+environment:
+  UTIM_TEST_PRESETS   the presets to run, space-separated (default: all):
+                      $all_presets
+  UTIM_JOBS           parallel builds and tests (default 2)
+  UTIM_TEST_TIMEOUT   seconds a test that sets no limit of its own may take
+                      (default 300)
+
+One preset by hand: cmake --preset P && cmake --build --preset P &&
+ctest --preset P (see the README, "Build by hand").
+EOF
+}
+
+# Fails (exit 2) naming what was wrong; nothing is installed or built before.
+bad_usage() {
+  echo "test.sh: $1; see 'bash tools/test.sh --help'" >&2
+  exit 2
+}
+
+case "${1-}" in
+  "") ;;
+  -h | --help)
+    usage
+    exit 0
+    ;;
+  *) bad_usage "unknown argument '$1' (presets are chosen with UTIM_TEST_PRESETS)" ;;
+esac
+
+read -r -a presets <<<"${UTIM_TEST_PRESETS:-$all_presets}"
+((${#presets[@]} > 0)) || bad_usage "UTIM_TEST_PRESETS names no preset (one or more of: $all_presets)"
+for preset in "${presets[@]}"; do
+  [[ " $all_presets " == *" $preset "* ]] ||
+    bad_usage "unknown preset '$preset' in UTIM_TEST_PRESETS (one or more of: $all_presets)"
+done
 jobs=${UTIM_JOBS:-2}
+[[ $jobs =~ ^[1-9][0-9]*$ ]] || bad_usage "UTIM_JOBS needs a number of jobs from 1 up, got '$jobs'"
 # Per-test limit for tests that set none themselves; keeps a hung test from
 # eating CI's time.
 test_timeout=${UTIM_TEST_TIMEOUT:-300}
+[[ $test_timeout =~ ^[1-9][0-9]*$ ]] ||
+  bad_usage "UTIM_TEST_TIMEOUT needs a number of seconds from 1 up, got '$test_timeout'"
+
+# shellcheck source=tools/deps.sh
+source "$root/tools/deps.sh"
 
 utim_install_deps
 
