@@ -110,7 +110,8 @@ osStatus_t osDelayUntil(uint32_t ticks);
  *        on a 32-bit target, as RTX5 asks) or one of the pool's
  *        UTIM_OS2_TIMER_POOL.
  * @return its id (cb_mem when given), or NULL: @p func NULL, @p type invalid, cb_mem too small
- *         or misaligned, cb_size without cb_mem, the pool exhausted, called
+ *         or misaligned, cb_size without cb_mem, cb_mem holding a timer
+ *         that is running (delete it first), the pool exhausted, called
  *         from an interrupt, or no kernel set up
  */
 osTimerId_t osTimerNew(osTimerFunc_t func, osTimerType_t type, void *argument,

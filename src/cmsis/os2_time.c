@@ -282,6 +282,12 @@ osTimerId_t osTimerNew(osTimerFunc_t func, osTimerType_t type, void *argument,
     }
     id = attr->cb_mem;
     c = block_of(id);
+    /* The memory of a timer still running (created there and not deleted):
+     * setting it up again would reset the links by which the manager's
+     * wheel holds it, and the wheel would be corrupt. */
+    if (c->magic == OS2_MAGIC && utim_tm_pending(&c->t)) {
+      return NULL;
+    }
   } else if (attr != NULL && attr->cb_size != 0u) {
     return NULL;
   } else {

@@ -198,8 +198,17 @@ static void c_timer_args(void *arg) {
   TH_CHECK(t == off);
   TH_EQ(osTimerStart(t, 1u), osOK);
   TH_EQU(osTimerIsRunning(t), 1u);
+  /* Its memory again while it runs: refused, and it runs on, unchanged. */
+  TH_CHECK(osTimerNew(count_cb, osTimerOnce, NULL, &offset) == NULL);
+  TH_EQU(osTimerIsRunning(t), 1u);
+  TH_CHECK(osTimerGetName(t) == offset.name);
   TH_EQ(osTimerDelete(t), osOK);
   TH_EQ(osTimerStop(t), osErrorParameter);
+  /* Deleted, or created and not running: the memory may be set up again. */
+  t = osTimerNew(count_cb, osTimerOnce, NULL, &offset);
+  TH_CHECK(t == off);
+  TH_CHECK(osTimerNew(count_cb, osTimerPeriodic, NULL, &offset) == off);
+  TH_EQ(osTimerDelete(t), osOK);
   end();
 }
 
@@ -355,10 +364,11 @@ int os2_suite_run(const os2_suite_env_t *e) {
   th_run("kernel: tick and sys-timer frequencies, their deltas agree", c_kernel, NULL);
   th_run("kernel: the tick count follows the manager's time set back and forth", c_tick_base, NULL);
   th_run("osDelay(10) spans 10 ticks; osDelayUntil at its tick; errors", c_delay, NULL);
-  th_run("timers: NULL and invalid arguments, control blocks, stop of a stopped timer",
+  th_run("timers: invalid arguments, control blocks (a running timer's refused), stop of a "
+         "stopped one",
          c_timer_args, NULL);
-  th_run("timers: one-shot of 2 ticks once and periodic of 2 ticks five times across "
-         "osDelay(10); restart from its own callback",
+  th_run("timers: one-shot of 2 ticks once, periodic of 2 five times across osDelay(10), "
+         "self-restart",
          c_timer_counts, NULL);
   th_run("timers: a start of 1 to 2^32-1 ticks expires that many ticks ahead", c_timer_span, NULL);
   th_run("timers: creation until the pool runs out, then again after deletes", c_pool, NULL);
