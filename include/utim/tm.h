@@ -134,7 +134,8 @@ struct utim_tm {
  * delivers callbacks with the lock released), a read from an interrupt
  * that preempts the timer's own reads the time one tick behind; read the
  * time from the timer's priority or below, or use a compare channel.
- * @param tm   the manager (its old contents are ignored)
+ * @param tm   the manager (its old contents are ignored, so it must not be
+ *             running: utim_tm_deinit() a running one first)
  * @param p    the instance
  * @param ch   the channel, or UTIM_TM_OVERFLOW
  * @param mode UTIM_TM_TICKLESS or UTIM_TM_TICKED (UTIM_TM_OVERFLOW: ticked)
@@ -326,7 +327,8 @@ typedef struct utim_tm_tasks {
  * @brief Set up task delays for @p n task ids on @p tm.
  * @param ts     the task table
  * @param tm     a running manager
- * @param timers @p n timers (their old contents are ignored)
+ * @param timers @p n timers (their old contents are ignored, so none may be
+ *               pending: to set up a table again, clear its ids first)
  * @param wake   UTIM_TM_TASK_WORDS(@p n) words (cleared here)
  * @param n      the number of task ids (at least 1)
  * @param hook   called when a delay ends, or NULL
