@@ -212,7 +212,11 @@ int utim_tm_start(utim_tm_t *tm, utim_tm_timer_t *t, uint64_t ticks, uint64_t pe
  * @brief Start (or restart) @p t to expire when the system time reaches
  *        @p when, then every @p period ticks. Time is modular: @p when up to
  *        2^62 ticks ahead of now is the future; 2^63 or more "ahead" is the
- *        past, and a time not ahead of now is due at once.
+ *        past, and a time not ahead of now is due at once. A periodic timer
+ *        keeps the grid @p when + k x @p period: started in the past, its
+ *        first callback runs at once for the grid points that have passed,
+ *        coalesced (utim_tm_overrun() in it: their number less one), then
+ *        the next point of that grid.
  * @param tm     the manager
  * @param t      the timer (initialised)
  * @param when   the system time of the first expiry
@@ -358,7 +362,8 @@ int utim_tm_task_delay(utim_tm_tasks_t *ts, unsigned id, uint64_t ticks);
  * @param ts the task table
  * @param id the task id
  * @retval 0 done (also when it had no delay)
- * @retval -EINVAL @p ts NULL or @p id out of range
+ * @retval -EINVAL @p ts NULL, @p id out of range, or (software delays) the
+ *         manager no longer running; nothing changed
  */
 int utim_tm_task_clear(utim_tm_tasks_t *ts, unsigned id);
 

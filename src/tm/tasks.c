@@ -67,16 +67,16 @@ int utim_tm_task_clear(utim_tm_tasks_t *ts, unsigned id) {
     return -EINVAL;
   }
   const uint32_t key = utim_port_lock();
-  int rc = 0;
   if (ts->ops != NULL) {
     ts->ops->clear(ts, id);
-  } else {
-    const int st = utim_tm_stop(ts->tm, &ts->timers[id]); /* 1: was pending */
-    rc = st < 0 ? st : 0;
+  } else if (utim_tm_stop(ts->tm, &ts->timers[id]) < 0) {
+    /* The manager no longer runs: refused, the wake bit kept. */
+    utim_port_unlock(key);
+    return -EINVAL;
   }
   ts->wake[id / 32u] &= ~((uint32_t)1 << (id % 32u));
   utim_port_unlock(key);
-  return rc;
+  return 0;
 }
 
 unsigned utim_tm_tasks_to_wake(utim_tm_tasks_t *ts, uint32_t *out, unsigned words) {

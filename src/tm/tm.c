@@ -139,7 +139,9 @@ static void service(utim_tm_t *tm) {
   }
   tm->now_at = now_locked(tm);
   (void)utim_tm_wheel_advance(&tm->wheel, tm->now_at, expire, tm);
-  if (!on_ovf(tm)) {
+  /* A callback may have ended the manager (utim_tm_deinit()): its channel
+   * is cleared and stays so. */
+  if (!on_ovf(tm) && tm->running) {
     program(tm);
   }
 }
@@ -301,7 +303,9 @@ static bool start_ok(const utim_tm_t *tm, const utim_tm_timer_t *t, uint64_t per
 }
 
 /* Put t on the wheel at internal time @p at (due at once when not ahead of
- * @p now, the time just read) and, tickless, arm the channel for it when it
+ * @p now, the time just read: it keeps @p at as its expiry, so a periodic
+ * timer's grid is @p at + k x period and the points already passed count
+ * as overruns) and, tickless, arm the channel for it (now, when due) when it
  * comes before the moment the channel is armed for: the other pending
  * expiries are none of them earlier than that moment (a stop only takes
  * expiries away), and that moment is never more than half a range ahead,
@@ -310,14 +314,11 @@ static bool start_ok(const utim_tm_t *tm, const utim_tm_timer_t *t, uint64_t per
  * timers pending on a host (utim-bench tm); -Os builds keep one copy. */
 static inline void put(utim_tm_t *tm, utim_tm_timer_t *t, uint64_t at, uint64_t now,
                        uint64_t period) {
-  if (at - now >= TM_HALF) {
-    at = now; /* in the past: due at once */
-  }
   (void)WHEEL_TAKE(&tm->wheel, &t->node);
   t->period = period;
   utim_tm_wheel_insert(&tm->wheel, &t->node, at);
   if (tm->mode == UTIM_TM_TICKLESS) {
-    rearm(tm, at, now, false);
+    rearm(tm, at - now >= TM_HALF ? now : at, now, false);
   }
 }
 

@@ -381,6 +381,123 @@ static void t_far(void *arg) {
   far_in_mode(p, UTIM_TM_TICKED, (uint64_t)1 << 44);
 }
 
+/* ---- a callback that ends the manager; past absolute starts; a refused clear -- */
+
+static unsigned n_stray;
+
+static void stray_cmp(const utim_periph_t *p, unsigned ch, void *arg) {
+  (void)p;
+  (void)ch;
+  (void)arg;
+  n_stray++;
+}
+
+static void deinit_cb(utim_tm_t *m, utim_tm_timer_t *t, void *arg) {
+  (void)t;
+  (void)arg;
+  TH_EQ(utim_tm_deinit(m), 0);
+}
+
+/* utim_tm_deinit() from a callback: the channel stays cleared (the
+ * manager's interrupt used to arm it again after its callbacks), the other
+ * timer is no longer pending. Tickless and ticked. */
+static void t_deinit_in_cb(void *arg) {
+  (void)arg;
+  const utim_periph_t *p = utim_by_name("SIM_TIMER16");
+  for (unsigned mode = 0; mode < 2u; mode++) {
+    th_context("%s", mode_names[mode]);
+    if (!setup(p, 0u, mode == 0u ? UTIM_TM_TICKLESS : UTIM_TM_TICKED, mode_tick(p, mode))) {
+      return;
+    }
+    utim_tm_timer_t a;
+    utim_tm_timer_t b;
+    utim_tm_timer_init(&a, deinit_cb, NULL);
+    utim_tm_timer_init(&b, deinit_cb, NULL);
+    TH_EQ(utim_tm_start(&tm, &a, 100u, 0u), 0);
+    TH_EQ(utim_tm_start(&tm, &b, 3000u, 0u), 0);
+    sim_advance(ns_of(100u + 2u * mode_tick(p, mode) + 50u));
+    TH_CHECK(!tm.running);
+    TH_CHECK(!utim_tm_pending(&b));
+    /* The instance is the user's again: nothing of the manager's may fire. */
+    n_stray = 0;
+    TH_EQ(utim_set_compare_cb(p, stray_cmp, NULL), 0);
+    sim_advance(ns_of(4u * (utim_max(p) + 1u)));
+    TH_EQU(n_stray, 0u);
+    TH_EQ(utim_set_compare_cb(p, NULL, NULL), 0);
+  }
+  th_context("%s", "");
+}
+
+static unsigned n_past;
+static uint32_t past_overrun;
+
+static void past_cb(utim_tm_t *m, utim_tm_timer_t *t, void *arg) {
+  (void)t;
+  (void)arg;
+  n_past++;
+  past_overrun = utim_tm_overrun(m);
+}
+
+/* A periodic utim_tm_start_at() in the past keeps the grid of its `when`:
+ * one callback at once for the points passed (overrun: their number less
+ * one), then the next point of that grid (it used to take a new grid from
+ * the start, with no overrun). A one-shot in the past calls back once. */
+static void t_past_grid(void *arg) {
+  (void)arg;
+  const utim_periph_t *p = utim_by_name("SIM_MTIME64");
+  for (unsigned mode = 0; mode < 2u; mode++) {
+    th_context("%s", mode_names[mode]);
+    /* Ticked: a tick of 20 ticks, less than the 50 to the next grid point. */
+    if (!setup(p, 0u, mode == 0u ? UTIM_TM_TICKLESS : UTIM_TM_TICKED, mode == 0u ? 0u : 20u)) {
+      return;
+    }
+    sim_advance(ns_of(10000u));
+    utim_tm_timer_t t;
+    utim_tm_timer_init(&t, past_cb, NULL);
+    n_past = 0;
+    const uint64_t when = utim_tm_now(&tm) - 250u;
+    TH_EQ(utim_tm_start_at(&tm, &t, when, 100u), 0);
+    sim_advance(ns_of(25u));
+    TH_EQU(n_past, 1u);
+    TH_EQU(past_overrun, 2u); /* when + 100, when + 200 */
+    uint64_t at = 0;
+    TH_EQ(utim_tm_expiry(&tm, &t, &at), 0);
+    TH_EQU(at, when + 300u);
+    sim_advance(ns_of(100u));
+    TH_EQU(n_past, 2u);
+    TH_EQU(past_overrun, 0u);
+    TH_EQ(utim_tm_stop(&tm, &t), 1);
+    n_past = 0;
+    TH_EQ(utim_tm_start_at(&tm, &t, utim_tm_now(&tm) - 5u, 0u), 0);
+    sim_advance(ns_of(25u));
+    TH_EQU(n_past, 1u);
+    TH_CHECK(!utim_tm_pending(&t));
+    TH_EQ(utim_tm_deinit(&tm), 0);
+  }
+  th_context("%s", "");
+}
+
+/* utim_tm_task_clear() on a manager that no longer runs: -EINVAL, and the
+ * wake bit is kept (it used to be cleared by the refused call). */
+static void t_clear_refused(void *arg) {
+  (void)arg;
+  if (!setup(utim_by_name("SIM_TIMER16"), 0u, UTIM_TM_TICKLESS, 0u)) {
+    return;
+  }
+  utim_tm_tasks_t ts;
+  utim_tm_timer_t timers[4];
+  uint32_t wake[UTIM_TM_TASK_WORDS(4u)];
+  TH_EQ(utim_tm_tasks_init(&ts, &tm, timers, wake, 4u, NULL, NULL), 0);
+  TH_EQ(utim_tm_task_delay(&ts, 2u, 10u), 0);
+  sim_advance(ns_of(40u));
+  TH_EQU(wake[0], 1u << 2);
+  TH_EQ(utim_tm_deinit(&tm), 0);
+  TH_EQ(utim_tm_task_clear(&ts, 2u), -EINVAL);
+  uint32_t out = 0;
+  TH_EQU(utim_tm_tasks_to_wake(&ts, &out, 1u), 1u);
+  TH_EQU(out, 1u << 2);
+}
+
 /* ---- system time ------------------------------------------------------------ */
 
 /* The time in tickless mode or on the overflow, against virtual time. */
@@ -455,6 +572,10 @@ int main(int argc, char **argv) {
   th_run("a start re-arms the channel only when it comes first", t_rearm, NULL);
   th_run("a wrap during an overflow manager's init is in its time", t_init_wrap, NULL);
   th_run("timeouts beyond the wheel's levels and across the reported time's wrap", t_far, NULL);
+  th_run("a callback that ends the manager leaves its channel cleared", t_deinit_in_cb, NULL);
+  th_run("a periodic start in the past keeps its grid and counts the points passed", t_past_grid,
+         NULL);
+  th_run("a task clear refused (manager ended) keeps the wake bit", t_clear_refused, NULL);
   for (unsigned i = 0; i < utim_count(); i++) {
     const utim_periph_t *p = utim_by_index(i);
     if (utim_channels(p) == 0u) {
