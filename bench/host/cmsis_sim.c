@@ -30,7 +30,7 @@
 static utim_tm_t g_tm;
 static utim_tm_timer_t g_wake;
 static utim_tm_timer_t g_direct;
-static void *g_q[QLEN];
+static utim_os2_deferred_t g_q[QLEN];
 static unsigned g_qn;
 static volatile unsigned g_calls;
 
@@ -39,12 +39,12 @@ static bool b_in_isr(void *ctx) {
   return utim_port_in_isr();
 }
 
-static int b_defer(void *ctx, void *timer) {
+static int b_defer(void *ctx, utim_os2_deferred_t d) {
   (void)ctx;
   if (g_qn >= QLEN) {
     return -ENOSPC;
   }
-  g_q[g_qn++] = timer;
+  g_q[g_qn++] = d;
   return 0;
 }
 

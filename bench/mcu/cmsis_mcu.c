@@ -95,16 +95,16 @@ static uint32_t sw_delta(uint32_t a, uint32_t b) {
 
 static utim_tm_timer_t wake;
 static utim_tm_timer_t direct;
-static void *queued;
+static utim_os2_deferred_t queued;
 
 static bool m_in_isr(void *ctx) {
   (void)ctx;
   return utim_port_in_isr();
 }
 
-static int m_defer(void *ctx, void *timer) {
+static int m_defer(void *ctx, utim_os2_deferred_t d) {
   (void)ctx;
-  queued = timer;
+  queued = d;
   return 0;
 }
 
@@ -240,7 +240,7 @@ static void t_calls(void *arg) {
   }
   res[C_STOP][0] = per_stop(s_os2_stops, true);
   res[C_STOP][1] = per_stop(s_tm_stops, false);
-  TH_CHECK(queued == NULL); /* nothing expired meanwhile */
+  TH_CHECK(queued.timer == NULL); /* nothing expired meanwhile */
   for (unsigned i = 0; i < NSTOP; i++) {
     (void)osTimerDelete(stop_ids[i]);
   }

@@ -33,7 +33,7 @@ static struct {
   /* The queue: written in the manager's interrupt (masked by the port
    * lock, never nested with itself), read by PendSV, which the manager's
    * interrupt preempts: indices only move forward, each on one side. */
-  void *q[UTIM_OS2_CORTEXM_QUEUE];
+  utim_os2_deferred_t q[UTIM_OS2_CORTEXM_QUEUE];
   volatile uint32_t head; /* entries written */
   volatile uint32_t tail; /* entries read */
   wake_t wake[2];         /* [0] main, [1] the timer context */
@@ -52,12 +52,12 @@ static bool b_in_isr(void *ctx) {
   return exc != 0u && exc != EXC_PENDSV;
 }
 
-static int b_defer(void *ctx, void *timer) {
+static int b_defer(void *ctx, utim_os2_deferred_t d) {
   (void)ctx;
   if (g.head - g.tail >= UTIM_OS2_CORTEXM_QUEUE) {
     return -ENOSPC;
   }
-  g.q[g.head % UTIM_OS2_CORTEXM_QUEUE] = timer;
+  g.q[g.head % UTIM_OS2_CORTEXM_QUEUE] = d;
   g.head = g.head + 1u;
   SCB_ICSR = ICSR_PENDSVSET;
   return 0;
@@ -68,9 +68,9 @@ static int b_defer(void *ctx, void *timer) {
 void cortexm_pendsv(void) {
   g.info.pendsv++;
   while (g.tail != g.head) {
-    void *timer = g.q[g.tail % UTIM_OS2_CORTEXM_QUEUE];
+    const utim_os2_deferred_t d = g.q[g.tail % UTIM_OS2_CORTEXM_QUEUE];
     g.tail = g.tail + 1u;
-    utim_os2_run_deferred(timer);
+    utim_os2_run_deferred(d);
     g.info.callbacks++;
   }
 }

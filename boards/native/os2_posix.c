@@ -31,7 +31,7 @@ static struct {
   uint32_t sys_hz;
   /* The queue: written by defer() under the port lock (every handler pass
    * holds it), read by the timer thread alone. */
-  void *q[UTIM_OS2_POSIX_QUEUE];
+  utim_os2_deferred_t q[UTIM_OS2_POSIX_QUEUE];
   _Atomic uint64_t queued; /* entries ever written */
   _Atomic uint64_t taken;  /* entries ever read */
   /* Progress of the timer thread, for the delays that wait for it. */
@@ -53,14 +53,14 @@ static bool b_in_isr(void *ctx) {
 
 /* In the manager's interrupt, under the port lock. sem_post() is safe in any
  * context. */
-static int b_defer(void *ctx, void *timer) {
+static int b_defer(void *ctx, utim_os2_deferred_t d) {
   (void)ctx;
   const uint64_t w = atomic_load_explicit(&g.queued, memory_order_relaxed);
   if (atomic_load_explicit(&g.stop, memory_order_relaxed) ||
       w - atomic_load_explicit(&g.taken, memory_order_acquire) >= UTIM_OS2_POSIX_QUEUE) {
     return -ENOSPC;
   }
-  g.q[w % UTIM_OS2_POSIX_QUEUE] = timer;
+  g.q[w % UTIM_OS2_POSIX_QUEUE] = d;
   atomic_store_explicit(&g.queued, w + 1u, memory_order_release);
   (void)sem_post(&g.sem);
   return 0;
@@ -87,9 +87,9 @@ static void *timer_thread(void *arg) {
     if (r == atomic_load_explicit(&g.queued, memory_order_acquire)) {
       continue;
     }
-    void *timer = g.q[r % UTIM_OS2_POSIX_QUEUE];
+    const utim_os2_deferred_t d = g.q[r % UTIM_OS2_POSIX_QUEUE];
     atomic_store_explicit(&g.taken, r + 1u, memory_order_release);
-    utim_os2_run_deferred(timer);
+    utim_os2_run_deferred(d);
     atomic_fetch_add_explicit(&g.callbacks, 1u, memory_order_relaxed);
     mark_done(r + 1u);
   }
@@ -110,22 +110,36 @@ static void wait_timer_thread(void) {
   (void)pthread_mutex_unlock(&g.done_mx);
 }
 
-static int b_block_until(void *ctx, utim_tm_t *tm, uint64_t deadline) {
-  (void)ctx;
-  if (atomic_load_explicit(&g.stop, memory_order_acquire)) {
-    return -ESRCH;
-  }
-  /* The manager's time is a count: the moment it was read lies anywhere in
-   * that count, so the deadline is more than (deadline - now - 1) counts
-   * away and at most (deadline - now). Sleep the first (never past it),
-   * then watch the count for the rest (at most one count). */
+/* A delay's wake-up: a manager one-shot at the deadline, so the delay ends
+ * when the manager serves that moment (on a ticked manager, at its tick). */
+typedef struct wake {
+  utim_tm_timer_t t;
+  sem_t sem;
+  _Atomic bool woke;
+} wake_t;
+
+// cppcheck-suppress constParameterCallback ; the signature is utim_tm_cb_t
+static void on_wake(utim_tm_t *tm, utim_tm_timer_t *t, void *arg) {
+  (void)tm;
+  (void)t;
+  wake_t *w = arg;
+  atomic_store_explicit(&w->woke, true, memory_order_release);
+  (void)sem_post(&w->sem);
+}
+
+/* Sleep until the manager's time reaches @p deadline (modular: the time
+ * may wrap). It is a count: the moment it was read lies anywhere in that
+ * count, so the deadline is more than (deadline - now - 1) counts away and
+ * at most (deadline - now). Sleep the first (never past it), then watch
+ * the count for the rest (at most one count). */
+static int sleep_to(utim_tm_t *tm, uint64_t deadline) {
   bool slept = false;
   for (;;) {
-    const uint64_t now = utim_tm_now(tm);
-    if (now >= deadline) {
-      break;
+    const uint64_t left = deadline - utim_tm_now(tm);
+    if (left == 0u || left >= ((uint64_t)1 << 63)) {
+      return 0;
     }
-    if (deadline - now < 2u) {
+    if (left < 2u) {
       utim_port_relax();
       continue;
     }
@@ -133,13 +147,44 @@ static int b_block_until(void *ctx, utim_tm_t *tm, uint64_t deadline) {
       atomic_fetch_add_explicit(&g.resleeps, 1u, memory_order_relaxed);
     }
     slept = true;
-    const uint64_t ns = utim_ticks_to_ns(deadline - now - 1u, g.sys_hz);
+    const uint64_t ns = utim_ticks_to_ns(left - 1u, g.sys_hz);
     const int rc = utim_sleep_until(utim_port_now_ns() + (utim_ns_t)ns);
     if (rc != 0) {
       return rc;
     }
   }
-  native_irq_service();
+}
+
+static int b_block_until(void *ctx, utim_tm_t *tm, uint64_t deadline) {
+  (void)ctx;
+  if (atomic_load_explicit(&g.stop, memory_order_acquire)) {
+    return -ESRCH;
+  }
+  wake_t w;
+  if (sem_init(&w.sem, 0, 0u) != 0) {
+    return -errno;
+  }
+  atomic_init(&w.woke, false);
+  utim_tm_timer_init(&w.t, on_wake, &w);
+  int rc = utim_tm_start_at(tm, &w.t, deadline, 0u);
+  /* Precisely to the deadline on the manager's time, then the wake-up's
+   * interrupt is served here when due (tickless: at once), or awaited (a
+   * ticked manager's next tick). */
+  if (rc == 0) {
+    rc = sleep_to(tm, deadline);
+  }
+  if (rc == 0) {
+    native_irq_service();
+    while (!atomic_load_explicit(&w.woke, memory_order_acquire)) {
+      (void)sem_wait(&w.sem); /* EINTR: look again */
+    }
+  }
+  /* Not pending once woken; after an error it must not stay on the wheel. */
+  (void)utim_tm_stop(tm, &w.t);
+  (void)sem_destroy(&w.sem);
+  if (rc != 0) {
+    return rc;
+  }
   if (!t_timer_thread) {
     wait_timer_thread();
   }
@@ -148,6 +193,18 @@ static int b_block_until(void *ctx, utim_tm_t *tm, uint64_t deadline) {
 }
 
 static const utim_os2_binding_t binding = {b_in_isr, b_block_until, b_defer, NULL};
+
+/* End the timer thread and its semaphore (under g_ctl). */
+static void end_timer_thread(void) {
+  atomic_store_explicit(&g.stop, true, memory_order_release);
+  /* A handler pass that read the flag before ends before we go on: none
+   * posts to the semaphore once it is gone. */
+  utim_port_unlock(utim_port_lock());
+  (void)sem_post(&g.sem);
+  (void)pthread_join(g.thread, NULL);
+  mark_done(g.done); /* wakes delays waiting for the thread */
+  (void)sem_destroy(&g.sem);
+}
 
 int utim_os2_posix_start(utim_tm_t *tm, uint32_t sys_hz, uint32_t tick_hz) {
   (void)pthread_mutex_lock(&g_ctl);
@@ -162,12 +219,8 @@ int utim_os2_posix_start(utim_tm_t *tm, uint32_t sys_hz, uint32_t tick_hz) {
     g.done = 0u;
     g.tm = tm;
     g.sys_hz = sys_hz;
-    rc = utim_os2_init(tm, sys_hz, tick_hz, &binding);
-    if (rc != 0) {
-      (void)sem_destroy(&g.sem);
-    }
-  }
-  if (rc == 0) {
+    /* The timer thread first, the layer's set-up last: a thread that cannot
+     * be created leaves the layer as it was (bound to nothing new). */
     pthread_attr_t attr;
     struct sched_param sp = {.sched_priority = UTIM_OS2_POSIX_PRIORITY};
     (void)pthread_attr_init(&attr);
@@ -184,8 +237,15 @@ int utim_os2_posix_start(utim_tm_t *tm, uint32_t sys_hz, uint32_t tick_hz) {
     }
     if (e == 0) {
       (void)pthread_setname_np(g.thread, "utim-os2-timer");
-      g.started = true;
+      rc = utim_os2_init(tm, sys_hz, tick_hz, &binding);
+      if (rc == 0) {
+        g.started = true;
+      } else {
+        end_timer_thread();
+      }
     } else {
+      /* Delays of a set-up before this one keep finding no timer thread. */
+      atomic_store(&g.stop, true);
       (void)sem_destroy(&g.sem);
       rc = -e;
     }
@@ -198,14 +258,7 @@ int utim_os2_posix_stop(void) {
   (void)pthread_mutex_lock(&g_ctl);
   int rc = g.started ? 0 : -ESRCH;
   if (rc == 0) {
-    atomic_store_explicit(&g.stop, true, memory_order_release);
-    /* A handler pass that read the flag before ends before we go on: none
-     * posts to the semaphore once it is gone. */
-    utim_port_unlock(utim_port_lock());
-    (void)sem_post(&g.sem);
-    (void)pthread_join(g.thread, NULL);
-    mark_done(g.done); /* wakes delays waiting for the thread */
-    (void)sem_destroy(&g.sem);
+    end_timer_thread();
     g.started = false;
   }
   (void)pthread_mutex_unlock(&g_ctl);

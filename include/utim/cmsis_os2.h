@@ -161,6 +161,16 @@ osStatus_t osTimerDelete(osTimerId_t timer_id);
 #endif
 
 /**
+ * @brief One expiry handed to the timer context: the timer and its
+ *        setting (a generation, bumped by every start, stop and delete), so
+ *        a callback of a setting replaced before it runs is dropped.
+ */
+typedef struct utim_os2_deferred {
+  void *timer;  /**< the layer's timer */
+  uint32_t gen; /**< its setting when it expired */
+} utim_os2_deferred_t;
+
+/**
  * @brief What a kernel provides to the time services (all called with no
  *        lock of the layer held, except defer(), called in the manager's
  *        interrupt context).
@@ -178,10 +188,10 @@ typedef struct utim_os2_binding {
   /**
    * @brief Hand a timer's callback to the timer context (called in the
    *        manager's interrupt context; the context calls
-   *        utim_os2_run_deferred() for each, in order).
+   *        utim_os2_run_deferred() with each @p d, in order).
    * @return 0, or -ENOSPC when its queue is full (the expiry is counted lost)
    */
-  int (*defer)(void *ctx, void *timer);
+  int (*defer)(void *ctx, utim_os2_deferred_t d);
   void *ctx; /**< the binding's state */
 } utim_os2_binding_t;
 
@@ -198,7 +208,7 @@ typedef struct utim_os2_binding {
  * again with another manager is fine once no timer of the set-up before
  * is running (stopped or deleted, or that manager deinitialised).
  * @retval 0 done
- * @retval -EINVAL a NULL argument, @p tick_hz 0 or not dividing @p sys_hz,
+ * @retval -EINVAL a NULL argument, @p sys_hz or @p tick_hz 0, @p tick_hz not dividing @p sys_hz,
  *         a kernel tick of more than 2^30 of the manager's ticks
  *         (@p sys_hz / @p tick_hz), or @p tm not running
  */
@@ -207,11 +217,13 @@ int utim_os2_init(utim_tm_t *tm, uint32_t sys_hz, uint32_t tick_hz,
 
 /**
  * @brief Run one deferred timer callback (the binding's timer context calls
- *        it for each timer handed to defer()); nothing when the timer was
- *        stopped or deleted since.
- * @param timer what defer() was given
+ *        it for each expiry handed to defer()); nothing when the timer was
+ *        started again, stopped or deleted since that expiry (each expiry
+ *        carries its own setting: one that is replaced while several of its
+ *        expiries wait all drop, the new setting's run).
+ * @param d what defer() was given
  */
-void utim_os2_run_deferred(void *timer);
+void utim_os2_run_deferred(utim_os2_deferred_t d);
 
 /**
  * @brief utim's addition: the manager time (its ticks) of a running timer's

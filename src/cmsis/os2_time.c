@@ -14,6 +14,7 @@
 #include "utim/port.h"
 
 #define OS2_MAGIC 0x4f533254u /* "OS2T" */
+#define OS2_DEAD  0x4f533244u /* "OS2D": deleted, its generation kept */
 
 /* The most manager ticks a kernel tick may span: then any 32-bit count of
  * kernel ticks is within the manager's range, and the start path calls it
@@ -34,12 +35,12 @@ typedef struct os2_timer {
   const char *name;
   uint32_t magic;
   /* Bumped by start, stop and delete, so a deferred callback of an
-   * earlier setting is dropped. Written in thread context only (a load and
-   * a store: relaxed atomics, plain instructions on every target, as the
-   * manager's interrupt reads it); two threads calling on one timer at
-   * once are their own race, as on any CMSIS kernel object. */
+   * earlier setting is dropped (each deferred expiry carries the value of
+   * its own). Written in thread context only (a load and a store: relaxed
+   * atomics, plain instructions on every target, as the manager's
+   * interrupt reads it); two threads calling on one timer at once are
+   * their own race, as on any CMSIS kernel object. */
   _Atomic uint32_t gen;
-  uint32_t deferred_gen; /* gen when its last expiry was deferred (under the port lock) */
   uint8_t type;
   uint8_t from_pool;
 } os2_timer_t;
@@ -73,7 +74,7 @@ static bool pool_used[UTIM_OS2_TIMER_POOL];
 int utim_os2_init(utim_tm_t *tm, uint32_t sys_hz, uint32_t tick_hz,
                   const utim_os2_binding_t *binding) {
   if (tm == NULL || binding == NULL || binding->in_isr == NULL || binding->block_until == NULL ||
-      binding->defer == NULL || tick_hz == 0u || sys_hz % tick_hz != 0u ||
+      binding->defer == NULL || sys_hz == 0u || tick_hz == 0u || sys_hz % tick_hz != 0u ||
       sys_hz / tick_hz > OS2_MAX_RATIO || !tm->running) {
     return -EINVAL;
   }
@@ -220,16 +221,16 @@ static void on_expiry(utim_tm_t *tm, utim_tm_timer_t *t, void *arg) {
   (void)tm;
   (void)t;
   os2_timer_t *c = arg;
-  c->deferred_gen = gen_of(c);
-  if (g.b->defer(g.b->ctx, c) != 0) {
+  const utim_os2_deferred_t d = {c, gen_of(c)};
+  if (g.b->defer(g.b->ctx, d) != 0) {
     g.lost++;
   }
 }
 
-void utim_os2_run_deferred(void *timer) {
-  os2_timer_t *c = timer;
+void utim_os2_run_deferred(utim_os2_deferred_t d) {
+  os2_timer_t *c = d.timer;
   const uint32_t key = utim_port_lock();
-  const bool live = c != NULL && c->magic == OS2_MAGIC && c->deferred_gen == gen_of(c);
+  const bool live = c != NULL && c->magic == OS2_MAGIC && d.gen == gen_of(c);
   const osTimerFunc_t fn = live ? c->func : NULL;
   void *arg = live ? c->arg : NULL;
   utim_port_unlock(key);
@@ -308,10 +309,13 @@ osTimerId_t osTimerNew(osTimerFunc_t func, osTimerType_t type, void *argument,
   c->func = func;
   c->arg = argument;
   c->name = attr != NULL ? attr->name : NULL;
-  c->deferred_gen = 0u;
   c->type = (uint8_t)type;
   c->from_pool = from_pool ? 1u : 0u;
-  atomic_init(&c->gen, 1u);
+  /* Memory a timer had (deleted, or not running) keeps counting its
+   * generations, so an expiry of its last setting still queued is dropped. */
+  atomic_store_explicit(&c->gen,
+                        c->magic == OS2_MAGIC || c->magic == OS2_DEAD ? gen_of(c) + 1u : 1u,
+                        memory_order_relaxed);
   utim_tm_timer_init(&c->t, on_expiry, c);
   c->magic = OS2_MAGIC;
   return id;
@@ -388,7 +392,7 @@ osStatus_t osTimerDelete(osTimerId_t timer_id) {
   }
   const uint32_t key = utim_port_lock();
   (void)utim_tm_stop(g.tm, &c->t);
-  c->magic = 0u;
+  c->magic = OS2_DEAD;
   gen_bump(c);
   if (c->from_pool != 0u) {
     pool_used[c - pool] = false;

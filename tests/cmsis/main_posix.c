@@ -9,29 +9,54 @@
 #define _GNU_SOURCE // NOLINT(bugprone-reserved-identifier,cert-dcl37-c,cert-dcl51-cpp)
 #endif
 
+#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #include "board_native.h"
+#include "clocksource.h"
 #include "harness.h"
 #include "os2_suite.h"
 #include "utim/cmsis_os2_posix.h"
+#include "utim/time.h"
 
 #define SYS_HZ  1000000u
 #define TICK_HZ 100u
 
 static utim_tm_t g_tm;
 static const utim_periph_t *g_p;
+static uint32_t g_hz;
+
+/* pthread_create() refused on request (linked with --wrap=pthread_create):
+ * the binding's start must then leave everything as it was. */
+// NOLINTNEXTLINE(bugprone-reserved-identifier,cert-dcl37-c,cert-dcl51-cpp) ; the linker's names
+int __real_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), void *arg);
+// NOLINTNEXTLINE(bugprone-reserved-identifier,cert-dcl37-c,cert-dcl51-cpp) ; the linker's names
+int __wrap_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), void *arg);
+static _Atomic bool g_refuse_threads;
+// NOLINTNEXTLINE(bugprone-reserved-identifier,cert-dcl37-c,cert-dcl51-cpp) ; the linker's names
+int __wrap_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), void *arg) {
+  if (atomic_load(&g_refuse_threads)) {
+    return EAGAIN;
+  }
+  return __real_pthread_create(t, a, fn, arg);
+}
+
+/* The manager on NATIVE_ALARM, tickless or ticked at the kernel tick, and
+ * the binding over it. */
+static bool setup_mode(utim_tm_mode_t mode) {
+  g_p = utim_by_name("NATIVE_ALARM");
+  return g_p != NULL && utim_closest_freq(g_p, SYS_HZ, UTIM_CLOCK_DEFAULT, &g_hz) == 0 &&
+         utim_init(g_p, g_hz, UTIM_CLOCK_DEFAULT) == 0 && utim_start(g_p) == 0 &&
+         utim_tm_init(&g_tm, g_p, 0u, mode, mode == UTIM_TM_TICKED ? g_hz / TICK_HZ : 0u) == 0 &&
+         utim_os2_posix_start(&g_tm, g_hz, TICK_HZ) == 0;
+}
 
 static bool setup(void) {
-  uint32_t hz = 0;
-  g_p = utim_by_name("NATIVE_ALARM");
-  return g_p != NULL && utim_closest_freq(g_p, SYS_HZ, UTIM_CLOCK_DEFAULT, &hz) == 0 &&
-         utim_init(g_p, hz, UTIM_CLOCK_DEFAULT) == 0 && utim_start(g_p) == 0 &&
-         utim_tm_init(&g_tm, g_p, 0u, UTIM_TM_TICKLESS, 0u) == 0 &&
-         utim_os2_posix_start(&g_tm, hz, TICK_HZ) == 0;
+  return setup_mode(UTIM_TM_TICKLESS);
 }
 
 static void teardown(void) {
@@ -40,13 +65,88 @@ static void teardown(void) {
   (void)utim_stop(g_p);
 }
 
+/* On a manager ticked at the kernel tick, osDelay(1) ends on the manager's
+ * next tick, a kernel tick on (the binding used to watch the time alone,
+ * and returned up to a tick early: at once, for a delay of 1). Never early
+ * is checked, not the exact count: a loaded machine may hold this thread
+ * off past a tick after the delay. */
+static void c_ticked(void *arg) {
+  (void)arg;
+  if (!TH_CHECK(setup_mode(UTIM_TM_TICKED))) {
+    teardown();
+    return;
+  }
+  for (unsigned i = 0; i < 5u; i++) {
+    const uint32_t k0 = osKernelGetTickCount();
+    const uint64_t t0 = utim_tm_now(&g_tm);
+    TH_EQ(osDelay(1u), osOK);
+    const uint64_t t1 = utim_tm_now(&g_tm);
+    TH_CHECKF(osKernelGetTickCount() - k0 >= 1u, "osDelay(1) from tick %u ended in it", k0);
+    /* It ends on a tick boundary after the call's: more than 0 ticks on. */
+    TH_CHECKF(t1 > t0 && (t1 / (g_hz / TICK_HZ)) > (t0 / (g_hz / TICK_HZ)),
+              "osDelay(1): manager time %llu to %llu, tick %u", (unsigned long long)t0,
+              (unsigned long long)t1, g_hz / TICK_HZ);
+  }
+  teardown();
+}
+
+/* A delay across the wrap of the manager's 64-bit time is not cut short
+ * (the binding compared the deadline with the time plainly, and returned
+ * at once). */
+static void c_wrap(void *arg) {
+  (void)arg;
+  if (!TH_CHECK(setup())) {
+    teardown();
+    return;
+  }
+  TH_EQ(utim_tm_set_time(&g_tm, UINT64_MAX - 500u), 0);
+  const utim_ns_t t0 = utim_now();
+  TH_EQ(osDelay(2u), osOK);
+  const utim_ns_t ns = utim_now() - t0;
+  TH_CHECKF(ns >= 2 * (UTIM_NS_PER_S / TICK_HZ) - UTIM_NS_PER_MS,
+            "osDelay(2) across the wrap took %lld ns", (long long)ns);
+  teardown();
+}
+
+/* A start the binding refuses (no timer thread, or the layer refusing its
+ * set-up) leaves things as they were: after a set-up and its stop, delays
+ * answer osError at once (a refused start used to leave them waiting for
+ * a thread that did not exist), and a later start works. */
+static void c_start_refused(void *arg) {
+  (void)arg;
+  if (!TH_CHECK(setup())) {
+    teardown();
+    return;
+  }
+  TH_EQ(utim_os2_posix_stop(), 0);
+  atomic_store(&g_refuse_threads, true);
+  TH_EQ(utim_os2_posix_start(&g_tm, g_hz, TICK_HZ), -EAGAIN);
+  atomic_store(&g_refuse_threads, false);
+  TH_EQ(utim_os2_posix_info().running, 0);
+  TH_EQ(osDelay(1u), osError);
+  TH_EQ(utim_os2_posix_start(&g_tm, g_hz, 0u), -EINVAL); /* the layer refuses */
+  TH_EQ(utim_os2_posix_info().running, 0);
+  TH_EQ(osDelay(1u), osError);
+  TH_EQ(utim_os2_posix_start(&g_tm, g_hz, TICK_HZ), 0);
+  TH_EQ(utim_os2_posix_info().running, 1);
+  TH_EQ(osDelay(1u), osOK);
+  teardown();
+}
+
+static void more_cases(void) {
+  th_run("POSIX: on a ticked manager a delay ends on its tick, never early", c_ticked, NULL);
+  th_run("POSIX: a delay across the wrap of the manager's time is not cut short", c_wrap, NULL);
+  th_run("POSIX: a refused start leaves delays answering osError, a later start works",
+         c_start_refused, NULL);
+}
+
 int main(void) {
   native_board_init();
   th_set_putc(th_stdio_putc);
   const struct sched_param sp = {.sched_priority = UTIM_OS2_POSIX_PRIORITY - 10};
   const int fifo = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
   printf("# test thread: %s\n", fifo == 0 ? "SCHED_FIFO" : "SCHED_OTHER (SCHED_FIFO refused)");
-  const os2_suite_env_t env = {"POSIX threads", TICK_HZ, setup, teardown, &g_tm, NULL};
+  const os2_suite_env_t env = {"POSIX threads", TICK_HZ, setup, teardown, &g_tm, more_cases};
   const int rc = os2_suite_run(&env);
   const utim_os2_posix_info_t i = utim_os2_posix_info();
   printf("# timer thread: %s (SCHED_FIFO %s), %llu callbacks, %llu delays, %llu re-sleeps\n",

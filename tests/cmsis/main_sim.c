@@ -22,7 +22,7 @@
 #define QLEN    64u
 
 static utim_tm_t g_tm;
-static void *g_q[QLEN];
+static utim_os2_deferred_t g_q[QLEN];
 static unsigned g_qhead;
 static unsigned g_qtail;
 
@@ -31,12 +31,12 @@ static bool b_in_isr(void *ctx) {
   return utim_port_in_isr();
 }
 
-static int b_defer(void *ctx, void *timer) {
+static int b_defer(void *ctx, utim_os2_deferred_t d) {
   (void)ctx;
   if (g_qtail - g_qhead >= QLEN) {
     return -ENOSPC;
   }
-  g_q[g_qtail++ % QLEN] = timer;
+  g_q[g_qtail++ % QLEN] = d;
   return 0;
 }
 
@@ -156,11 +156,37 @@ static void c_deferred(void *arg) {
   run_queue();
   TH_EQU(g_fired, 2u);
 
-  /* Deleted with an expiry deferred: nothing runs. */
+  /* Restarted with an expiry deferred, and expired again before the
+   * timer context runs: only the new setting's callback runs (each
+   * deferred expiry carries its setting; both used to run). */
+  start_and_expire(once, 1u);
+  TH_EQ(osTimerStart(once, 1u), osOK);
+  pass_ticks(1u);
+  TH_EQU(queued(), 2u);
+  run_queue();
+  TH_EQU(g_fired, 3u);
+
+  /* Deleted with an expiry deferred: nothing runs, also when a new timer
+   * takes the same control block and expires before the queue is run (it
+   * runs once: the old expiry is not taken for its own). */
   start_and_expire(per, 1u);
   TH_EQ(osTimerDelete(per), osOK);
   run_queue();
-  TH_EQU(g_fired, 2u);
+  TH_EQU(g_fired, 3u);
+  /* A new timer in the freed block, started once (its first setting), its
+   * expiry deferred, deleted; a newer one there started once too. */
+  osTimerId_t fresh = osTimerNew(fired_cb, osTimerOnce, NULL, NULL);
+  TH_CHECK(fresh == per); /* the pool's first free block */
+  start_and_expire(fresh, 1u);
+  TH_EQ(osTimerDelete(fresh), osOK);
+  osTimerId_t again = osTimerNew(fired_cb, osTimerOnce, NULL, NULL);
+  TH_CHECK(again == per);
+  TH_EQ(osTimerStart(again, 1u), osOK);
+  pass_ticks(1u);
+  TH_EQU(queued(), 2u);
+  run_queue();
+  TH_EQU(g_fired, 4u);
+  TH_EQ(osTimerDelete(again), osOK);
   TH_EQ(osTimerDelete(once), osOK);
   teardown();
 }
@@ -180,7 +206,8 @@ static void c_init_args(void *arg) {
   TH_EQ(utim_os2_init(&g_tm, SYS_HZ, TICK_HZ, &no_block), -EINVAL);
   TH_EQ(utim_os2_init(&g_tm, SYS_HZ, TICK_HZ, &no_defer), -EINVAL);
   TH_EQ(utim_os2_init(&g_tm, SYS_HZ, 0u, &binding), -EINVAL);
-  TH_EQ(utim_os2_init(&g_tm, SYS_HZ, 3u, &binding), -EINVAL); /* not a divisor */
+  TH_EQ(utim_os2_init(&g_tm, 0u, TICK_HZ, &binding), -EINVAL); /* a tick of 0 */
+  TH_EQ(utim_os2_init(&g_tm, SYS_HZ, 3u, &binding), -EINVAL);  /* not a divisor */
   /* A kernel tick of 2^31 manager ticks: a 32-bit tick count would
    * overflow the manager's 2^62 range, which the start path relies on. */
   TH_EQ(utim_os2_init(&g_tm, 0x80000000u, 1u, &binding), -EINVAL);
