@@ -208,9 +208,12 @@ static int mcu_prepare(const mcu_target_t *t) {
      * on the host's frozen sim clock. Here the counter runs during the
      * loops: a quarter of the range ahead (set_abs accepts up to half, and
      * the loops add at most 0xff) keeps every armed value in the future and
-     * every compare unmatched for the whole run. */
+     * every compare unmatched for the whole run. At most a quarter of 2^32
+     * on wider counters (the 64-bit mtime): the RIOT rows' timer_set_absolute()
+     * takes the target's low 32 bits, and 2^62 ahead would be their now. */
     const uint64_t m = utim_max(s->ct);
-    bench_ops_params.target = (utim_read(s->ct) + (m >> 2)) & m;
+    const uint64_t quarter = (m >> 2) < (UINT32_MAX >> 2) ? (m >> 2) : (UINT32_MAX >> 2);
+    bench_ops_params.target = (utim_read(s->ct) + quarter) & m;
   }
   return rc;
 }

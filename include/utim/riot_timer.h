@@ -10,13 +10,16 @@
  * instance's compare channel. Differences from a RIOT board, all documented
  * behaviour of the uAPI:
  * - timer_set_absolute() with a value the counter has just passed (less
- *   than half its range behind) fires at once, never a full wrap late.
+ *   than half its range behind, or equal to it) fires at once, never a full
+ *   wrap late; as does one less than the minimum compare distance ahead.
  * - timer_set() with a timeout shorter than the instance's minimum compare
  *   distance fires after that distance (stretched), never missed.
  * - timer_set_periodic() needs TIM_FLAG_RESET_ON_MATCH (a period of
  *   @p value ticks, on a fixed grid, overruns coalesced); the counter is not
  *   reset on each match, so timer_read() keeps counting. Without the flag it
- *   returns -1 (a match once per counter wrap is not offered).
+ *   returns -1 (a match once per counter wrap is not offered); with
+ *   TIM_FLAG_SET_STOPPED on a counter that cannot be stopped (no
+ *   UTIM_CAP_STOP) it returns -1 too, the counter left running.
  * At most UTIM_RIOT_TIMER_NUMOF devices (a static table, no heap).
  */
 #ifndef UTIM_RIOT_TIMER_H
@@ -84,8 +87,13 @@ int timer_set(tim_t dev, int channel, unsigned int timeout);
  * @brief The callback when the counter reaches @p value (truncated to the
  *        counter's width; utim_set_abs()). On a counter wider than
  *        unsigned int (64-bit instances), when the counter's low bits next
- *        equal @p value, as on a RIOT timer of that width: a value just
- *        passed fires after a wrap of those bits.
+ *        equal @p value, up to half their range (UINT_MAX / 2 ticks) ahead.
+ *
+ * A value the counter (or its low bits) has just passed, equal to it or
+ * more than half the range ahead, and one less than the minimum compare
+ * distance ahead, fires at once (utim_set_rel() of 0 ticks: after the
+ * minimum compare distance), never a full wrap late; on a stopped counter,
+ * once it is started.
  * @return 0, or -1 (not initialised, no such channel)
  */
 int timer_set_absolute(tim_t dev, int channel, unsigned int value);
@@ -96,9 +104,10 @@ int timer_set_absolute(tim_t dev, int channel, unsigned int value);
  *        counter to 0, TIM_FLAG_SET_STOPPED leaves the device stopped.
  * @return 0, or -1 (not initialised, no such channel, @p value 0, below
  *         the instance's minimum compare distance or beyond the counter,
- *         no TIM_FLAG_RESET_ON_MATCH, or TIM_FLAG_RESET_ON_SET on a counter
- *         that cannot be written); a refused call neither stops nor resets
- *         the device
+ *         no TIM_FLAG_RESET_ON_MATCH, TIM_FLAG_RESET_ON_SET on a counter
+ *         that cannot be written, or TIM_FLAG_SET_STOPPED on a counter that
+ *         cannot be stopped: no UTIM_CAP_STOP, e.g. a 64-bit machine timer);
+ *         a refused call neither stops nor resets the device
  */
 int timer_set_periodic(tim_t dev, int channel, unsigned int value, uint8_t flags);
 

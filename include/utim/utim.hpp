@@ -25,7 +25,10 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
+#include <limits>
+#include <numeric>
 #include <ratio>
 #include <type_traits>
 #include <utility>
@@ -79,21 +82,137 @@ template <class Rep, class Period> int sleep_for(const std::chrono::duration<Rep
   return utim_sleep_for(ceil_ns(d).count());
 }
 
+/** @brief Implementation of the conversions: not an interface of its own. */
+namespace detail {
+
 /**
- * @brief Counter ticks at @p hz covering at least @p d (rounded up:
- *        utim_ns_to_ticks_ceil()); 0 for a negative @p d.
+ * @brief @p a * @p b / @p c (@p c > 0) into @p out with utim_muldiv()'s
+ *        exact 128-bit intermediate, rounded by @p r.
+ * @return false when the result does not fit in 64 bits
+ */
+inline bool muldiv(std::uint64_t a, std::uint64_t b, std::uint64_t c, utim_round_t r,
+                   std::uint64_t &out) noexcept {
+  return utim_muldiv(a, b, c, r, &out) == 0;
+}
+
+/**
+ * @brief A duration's period as unsigned factors (std::ratio keeps them
+ *        reduced, a duration's period is positive; both <= INTMAX_MAX).
+ */
+template <class Period> struct period_u64 {
+  static_assert(Period::num > 0 && Period::den > 0, "a duration's period is positive");
+  static constexpr std::uint64_t num = static_cast<std::uint64_t>(Period::num); /**< numerator */
+  static constexpr std::uint64_t den = static_cast<std::uint64_t>(Period::den); /**< denominator */
+};
+
+/**
+ * @brief ceil(@p count * @p num * @p hz / @p den) for @p count, @p hz > 0,
+ *        exact; UINT64_MAX when it does not fit.
+ *
+ * With g = gcd(hz, den), hz = g * h and den = g * e, and count * num =
+ * q * e + r (r < e): the ticks are q * h + ceil(r * h / e), each product
+ * within 64 bits or saturated.
+ */
+inline std::uint64_t ticks_ceil(std::uint64_t count, std::uint64_t num, std::uint64_t den,
+                                std::uint64_t hz) noexcept {
+  const std::uint64_t g = std::gcd(hz, den);
+  const std::uint64_t h = hz / g;
+  const std::uint64_t e = den / g;
+  std::uint64_t q = 0;
+  std::uint64_t whole = 0;
+  std::uint64_t part = 0;
+  if (!muldiv(count, num, e, UTIM_ROUND_FLOOR, q) || !muldiv(q, h, 1u, UTIM_ROUND_FLOOR, whole)) {
+    return UINT64_MAX;
+  }
+  const std::uint64_t r = count * num - q * e;  /* exact modulo 2^64, and r < e */
+  (void)muldiv(r, h, e, UTIM_ROUND_CEIL, part); /* <= h: fits */
+  return whole > UINT64_MAX - part ? UINT64_MAX : whole + part;
+}
+
+/**
+ * @brief floor(@p ticks * @p den / (@p hz * @p num)) for @p hz > 0, exact;
+ *        UINT64_MAX when it does not fit.
+ *
+ * With g = gcd(hz, den), hz = g * h, den = g * e, ticks = a * h + b (b < h)
+ * and a * e = q * num + r (r < num): the count is
+ * q + floor((r + floor(b * e / h)) / num), every term within 64 bits (num
+ * and den are at most INTMAX_MAX).
+ */
+inline std::uint64_t count_floor(std::uint64_t ticks, std::uint64_t num, std::uint64_t den,
+                                 std::uint64_t hz) noexcept {
+  const std::uint64_t g = std::gcd(hz, den);
+  const std::uint64_t h = hz / g;
+  const std::uint64_t e = den / g;
+  const std::uint64_t a = ticks / h;
+  const std::uint64_t b = ticks % h;
+  std::uint64_t q = 0;
+  std::uint64_t f = 0;
+  if (!muldiv(a, e, num, UTIM_ROUND_FLOOR, q)) {
+    return UINT64_MAX;
+  }
+  const std::uint64_t r = a * e - q * num;    /* exact modulo 2^64, and r < num */
+  (void)muldiv(b, e, h, UTIM_ROUND_FLOOR, f); /* < e: fits */
+  const std::uint64_t more = (r + f) / num;   /* r < num, f < den: each < 2^63 */
+  return q > UINT64_MAX - more ? UINT64_MAX : q + more;
+}
+
+} // namespace detail
+
+/**
+ * @brief Counter ticks at @p hz covering at least @p d: ceil(d x @p hz),
+ *        exact in @p d's own units (no intermediate in nanoseconds, so any
+ *        duration converts); never early.
+ * @return the ticks; 0 for @p d <= 0 or @p hz 0; UINT64_MAX when they do
+ *         not fit in 64 bits (saturated, never wrapped: the uAPI and the
+ *         time manager refuse that many with -ERANGE / -EINVAL). A
+ *         floating-point @p d is converted in long double, rounded up.
  */
 template <class Rep, class Period>
 std::uint64_t to_ticks(const std::chrono::duration<Rep, Period> &d, std::uint64_t hz) {
-  const auto ns = ceil_ns(d).count();
-  return ns <= 0 ? 0u : utim_ns_to_ticks_ceil(static_cast<std::uint64_t>(ns), hz);
+  using P = detail::period_u64<Period>;
+  if (!(d.count() > Rep(0)) || hz == 0u) {
+    return 0u;
+  }
+  if constexpr (std::is_floating_point_v<Rep>) {
+    const long double t =
+        std::ceil(static_cast<long double>(d.count()) * static_cast<long double>(P::num) *
+                  static_cast<long double>(hz) / static_cast<long double>(P::den));
+    return t >= 18446744073709551616.0L ? UINT64_MAX : static_cast<std::uint64_t>(t);
+  } else {
+    static_assert(std::is_integral_v<Rep> && std::numeric_limits<Rep>::digits <= 64,
+                  "an integer count of at most 64 bits");
+    return detail::ticks_ceil(static_cast<std::uint64_t>(d.count()), P::num, P::den, hz);
+  }
 }
 
-/** @brief The time @p ticks counter ticks at @p hz last (utim_ticks_to_ns(), rounded down). */
+/**
+ * @brief The time @p ticks counter ticks at @p hz last: @p ticks / @p hz
+ *        seconds in @p Duration's units, rounded down, exact (no
+ *        intermediate in nanoseconds).
+ * @return the duration, rounded down (a measured time is never reported
+ *         longer than it was); Duration::max() when it does not fit in
+ *         @p Duration or @p hz is 0 (saturated, never negative). A
+ *         floating-point @p Duration is computed in long double.
+ */
 template <class Duration = clock::duration>
 Duration from_ticks(std::uint64_t ticks, std::uint64_t hz) {
-  return std::chrono::duration_cast<Duration>(
-      clock::duration(static_cast<clock::rep>(utim_ticks_to_ns(ticks, hz))));
+  using Rep = typename Duration::rep;
+  using P = detail::period_u64<typename Duration::period>;
+  if (hz == 0u) {
+    return Duration::max();
+  }
+  if constexpr (std::is_floating_point_v<Rep>) {
+    return Duration(
+        static_cast<Rep>(static_cast<long double>(ticks) * static_cast<long double>(P::den) /
+                         (static_cast<long double>(hz) * static_cast<long double>(P::num))));
+  } else {
+    static_assert(std::is_integral_v<Rep> && std::numeric_limits<Rep>::digits <= 64,
+                  "an integer count of at most 64 bits");
+    const std::uint64_t n = detail::count_floor(ticks, P::num, P::den, hz);
+    return n > static_cast<std::uint64_t>(std::numeric_limits<Rep>::max())
+               ? Duration::max()
+               : Duration(static_cast<Rep>(n));
+  }
 }
 
 /**
@@ -136,10 +255,10 @@ public:
   int start() noexcept { return ok() ? utim_start(p_) : err_; }
   /** @brief utim_stop(). */
   int stop() noexcept { return ok() ? utim_stop(p_) : err_; }
-  /** @brief The counter (utim_read()), in ticks. */
-  std::uint64_t read() const noexcept { return utim_read(p_); }
-  /** @brief The frequency it counts at (utim_freq()), Hz. */
-  std::uint32_t hz() const noexcept { return utim_freq(p_); }
+  /** @brief The counter (utim_read()), in ticks; 0 without the claim (!ok()). */
+  std::uint64_t read() const noexcept { return ok() ? utim_read(p_) : 0u; }
+  /** @brief The frequency it counts at (utim_freq()), Hz; 0 without the claim (!ok()). */
+  std::uint32_t hz() const noexcept { return ok() ? utim_freq(p_) : 0u; }
   /** @brief Arm channel @p ch for @p d from now (utim_set_rel(), rounded up to ticks). */
   template <class Rep, class Period>
   int set_in(unsigned ch, const std::chrono::duration<Rep, Period> &d) noexcept {
@@ -183,8 +302,10 @@ public:
 
   /**
    * @brief Start (or restart) it to expire @p d from now, then every
-   *        @p period (0: once); both rounded up to the manager's ticks.
-   * @return 0, or the negative errno of utim_tm_start()
+   *        @p period (0: once); both rounded up to the manager's ticks
+   *        (to_ticks(): exact for any duration, never wrapped).
+   * @return 0, or the negative errno of utim_tm_start(): -EINVAL (nothing
+   *         changed) for @p d or @p period beyond the manager's 2^62 ticks
    */
   template <class Rep, class Period, class Rep2 = Rep, class Period2 = Period>
   int start(const std::chrono::duration<Rep, Period> &d,

@@ -72,27 +72,31 @@ int timer_set(tim_t dev, int channel, unsigned int timeout) {
 
 /* RIOT's counters are at most as wide as unsigned int. On a wider instance
  * (a 64-bit RISC-V mtime, the native board's) the value names the counter's
- * next moment whose low bits are @p value, as on a timer of that width: a
- * value just passed comes round after a wrap of those bits. */
+ * low bits, as on a timer of that width: up to half their range ahead it is
+ * the next moment they equal @p value (across a carry into the upper bits);
+ * otherwise it has just passed. A value just passed (or less than the
+ * minimum compare distance ahead) fires at once, on every width: the
+ * uAPI's -ETIME is armed as soon as possible (utim_set_rel() of 0 ticks),
+ * never a full wrap late. */
 int timer_set_absolute(tim_t dev, int channel, unsigned int value) {
   const utim_periph_t *p = chan_of(dev, channel);
   if (p == NULL) {
     return -1;
   }
   const uint64_t max = utim_max(p);
+  int rc = -ETIME;
   if (max <= (uint64_t)UINT_MAX) {
-    return riot_rc(utim_set_abs(p, (unsigned)channel, value & max));
+    rc = utim_set_abs(p, (unsigned)channel, value & max);
+  } else {
+    const uint64_t now = utim_read(p);
+    const uint64_t ahead = (uint64_t)(unsigned int)(value - (unsigned int)now);
+    if (ahead >= utim_min_distance(p) && ahead <= UINT_MAX / 2u) {
+      rc = utim_set_abs(p, (unsigned)channel, (now + ahead) & max);
+    }
   }
-  const uint64_t wrap = (uint64_t)UINT_MAX + 1u;
-  const uint64_t now = utim_read(p);
-  uint64_t ahead = (uint64_t)(unsigned int)(value - (unsigned int)now);
-  if (ahead < utim_min_distance(p)) {
-    ahead += wrap;
-  }
-  int rc = utim_set_abs(p, (unsigned)channel, (now + ahead) & max);
   if (rc == -ETIME) {
-    /* The counter passed it between the read and the call: one wrap on. */
-    rc = utim_set_abs(p, (unsigned)channel, (now + ahead + wrap) & max);
+    /* Passed (also between the read and the call), or too close: at once. */
+    rc = utim_set_rel(p, (unsigned)channel, 0u);
   }
   return riot_rc(rc);
 }
@@ -103,11 +107,12 @@ int timer_set_periodic(tim_t dev, int channel, unsigned int value, uint8_t flags
    * before the device is stopped or reset: a refused call changes nothing. */
   if (p == NULL || (flags & TIM_FLAG_RESET_ON_MATCH) == 0u || value < utim_min_distance(p) ||
       value == 0u || (uint64_t)value > utim_max(p) ||
-      ((flags & TIM_FLAG_RESET_ON_SET) != 0u && (utim_caps(p) & UTIM_CAP_WRITE) == 0u)) {
+      ((flags & TIM_FLAG_RESET_ON_SET) != 0u && (utim_caps(p) & UTIM_CAP_WRITE) == 0u) ||
+      ((flags & TIM_FLAG_SET_STOPPED) != 0u && (utim_caps(p) & UTIM_CAP_STOP) == 0u)) {
     return -1;
   }
-  if ((flags & TIM_FLAG_SET_STOPPED) != 0u) {
-    (void)utim_stop(p);
+  if ((flags & TIM_FLAG_SET_STOPPED) != 0u && utim_stop(p) != 0) {
+    return -1;
   }
   if ((flags & TIM_FLAG_RESET_ON_SET) != 0u && utim_write(p, 0u) != 0) {
     return -1;

@@ -88,12 +88,67 @@ void test_sleep() {
 void test_ticks() {
   CHECK(utim::to_ticks(1ms, 1000000u) == 1000u);
   CHECK(utim::to_ticks(1ns, 1000000u) == 1u); /* rounded up */
-  CHECK(utim::to_ticks(std::chrono::seconds(3), 32768u) == 3u * 32768u);
+  CHECK(utim::to_ticks(std::chrono::seconds(3), 32768u) == std::uint64_t{3u} * 32768u);
   CHECK(utim::to_ticks(std::chrono::duration<double>(0.5), 10u) == 5u);
   CHECK(utim::to_ticks(-1ms, 1000u) == 0u);
   CHECK(utim::from_ticks<std::chrono::microseconds>(1500u, 1000000u) == 1500us);
   CHECK(utim::from_ticks(3u, 1000u) == 3ms);
   CHECK(utim::from_ticks<std::chrono::milliseconds>(1u, 3u) == 333ms); /* rounded down */
+}
+
+/* Durations beyond int64 nanoseconds (~292 years) convert in their own
+ * units, exactly, rounded up; what does not fit in 64 bits saturates, never
+ * wraps. Ticks beyond the duration's range saturate to its max, never
+ * negative. */
+void test_ticks_range() {
+  using std::chrono::seconds;
+  using years = std::chrono::duration<std::int64_t, std::ratio<31556952>>;
+  using third = std::chrono::duration<std::int64_t, std::ratio<1, 3>>;
+  using seven_thirds = std::chrono::duration<std::int64_t, std::ratio<7, 3>>;
+  using seconds32 = std::chrono::duration<std::int32_t>;
+  using fseconds = std::chrono::duration<double>;
+  CHECK(utim::to_ticks(seconds(10'000'000'000LL), 1000000u) == 10'000'000'000'000'000ull);
+  CHECK(utim::to_ticks(years(1000), 1u) == 31'556'952'000ull);
+  CHECK(utim::to_ticks(seconds::max(), 1000000u) == UINT64_MAX);
+  CHECK(utim::to_ticks(seconds::max(), 1u) == static_cast<std::uint64_t>(INT64_MAX));
+  CHECK(utim::to_ticks(std::chrono::nanoseconds::max(), 1000000000u) ==
+        static_cast<std::uint64_t>(INT64_MAX));
+  CHECK(utim::to_ticks(std::chrono::nanoseconds::max(), 1000000u) ==
+        static_cast<std::uint64_t>(INT64_MAX) / 1000u + 1u); /* rounded up */
+  CHECK(utim::to_ticks(fseconds(1e12), 1000000000u) == UINT64_MAX);
+  /* Exact where nanoseconds would not be: 1 / 3 s at 3 Hz is one tick. */
+  CHECK(utim::to_ticks(third(1), 3u) == 1u);
+  CHECK(utim::to_ticks(third(1), 4u) == 2u);
+  CHECK(utim::to_ticks(seven_thirds(INT64_MAX), 3u) == UINT64_MAX); /* 7 * (2^63 - 1) ticks */
+  CHECK(utim::to_ticks(seven_thirds(INT64_MAX / 4), 3u) ==
+        7u * static_cast<std::uint64_t>(INT64_MAX / 4));
+  CHECK(utim::to_ticks(1ms, 0u) == 0u);
+  /* from_ticks: positive and exact beyond 2^63 ns, or saturated. */
+  CHECK(utim::from_ticks<seconds>(10'000'000'000ull, 1u) == seconds(10'000'000'000LL));
+  CHECK(utim::from_ticks(10'000'000'000ull, 1u) == std::chrono::nanoseconds::max());
+  CHECK(utim::from_ticks(UINT64_MAX, 1000u) == std::chrono::nanoseconds::max());
+  CHECK(utim::from_ticks<seconds>(UINT64_MAX, 1u) == seconds::max());
+  CHECK(utim::from_ticks<seconds32>(1ull << 31, 1u) == seconds32::max());
+  CHECK(utim::from_ticks<seconds32>((1ull << 31) - 1u, 1u).count() == INT32_MAX);
+  CHECK(utim::from_ticks<years>(UINT64_MAX, 1u) == years(584554049253LL)); /* rounded down */
+  CHECK(utim::from_ticks<seven_thirds>(7u, 3u).count() == 1);              /* 7/3 s */
+  CHECK(utim::from_ticks<seven_thirds>(6u, 3u).count() == 0);              /* rounded down */
+  CHECK(utim::from_ticks(UINT64_MAX, 2'000'000'000u) ==
+        std::chrono::nanoseconds(static_cast<std::int64_t>(UINT64_MAX / 2u)));
+  CHECK(utim::from_ticks(5u, 0u) == std::chrono::nanoseconds::max());
+  CHECK(utim::from_ticks<fseconds>(3u, 2u).count() == 1.5);
+  /* Round trips stay never early: to_ticks covers, from_ticks does not exceed. */
+  for (std::uint64_t hz : {1u, 3u, 32768u, 1000000u, 1000000000u, 3000000000u}) {
+    for (std::int64_t s : {1LL, 7LL, 1'000'000LL, 10'000'000'000LL}) {
+      const std::uint64_t t = utim::to_ticks(seconds(s), hz);
+      if (hz > UINT64_MAX / static_cast<std::uint64_t>(s)) {
+        CHECK(t == UINT64_MAX); /* 3 x 10^19 ticks: saturated */
+        continue;
+      }
+      CHECK(utim::from_ticks<seconds>(t, hz) == seconds(s));
+      CHECK(utim::from_ticks<seconds>(t - 1u, hz) < seconds(s));
+    }
+  }
 }
 
 void test_instance() {
@@ -108,6 +163,10 @@ void test_instance() {
   CHECK(c.ok());
   utim::instance none("NO_SUCH_TIMER");
   CHECK(!none.ok() && none.error() == -EINVAL);
+  /* No instance (a null pointer inside): every operation refused, the
+   * counter and the frequency read as 0. */
+  CHECK(none.read() == 0u && none.hz() == 0u);
+  CHECK(none.init(1000u) == -EINVAL && none.set_in(0u, 1ms) == -EINVAL);
 }
 
 std::atomic<int> g_calls{0};
@@ -172,6 +231,22 @@ void test_tm_timer() {
   } /* out of scope: stopped */
   (void)utim::sleep_for(250ms);
   CHECK(n < 1000);
+  {
+    /* 10^10 s (10^16 ticks at 1 MHz, within the manager's 2^62): pending,
+     * not due; beyond the manager's range: refused, never wrapped to 0. */
+    utim::tm_timer far(tm, [&n] { n += 1000000; });
+    const int before = n;
+    const std::uint64_t ticks = utim::to_ticks(std::chrono::seconds(10'000'000'000LL), hz);
+    CHECK(ticks > 0u && ticks <= (1ull << 62));
+    CHECK(far.start(std::chrono::seconds(10'000'000'000LL)) == 0);
+    (void)utim::sleep_for(5ms);
+    CHECK(far.pending() && n == before);
+    CHECK(far.stop() == 1);
+    CHECK(far.start(std::chrono::hours::max()) == -EINVAL);
+    CHECK(far.start(1ms, std::chrono::hours::max()) == -EINVAL);
+    (void)utim::sleep_for(5ms);
+    CHECK(!far.pending() && n == before);
+  }
   CHECK(utim_tm_deinit(&tm) == 0);
 }
 
@@ -183,6 +258,7 @@ int main() {
   test_clock();
   test_sleep();
   test_ticks();
+  test_ticks_range();
   test_instance();
   test_instance_ops();
   test_tm_timer();

@@ -113,6 +113,25 @@ static void t_oneshot(void *arg) {
   TH_EQ(timer_set_absolute(g_dev, 2, ((timer_read(g_dev) + 300u) & 0xFFFFu) | 0x30000u), 0);
   sim_advance(400u * NS);
   TH_EQU(g_calls[2], 2u);
+  /* Just passed, or the counter's value itself: at once (after the
+   * minimum compare distance), never a wrap of the 16-bit counter late. */
+  const uint64_t soon = 2u * utim_min_distance(utim_by_index(g_dev)) + 10u;
+  TH_EQ(timer_set_absolute(g_dev, 2, (timer_read(g_dev) - 5u) & 0xFFFFu), 0);
+  sim_advance(soon * NS);
+  TH_EQU(g_calls[2], 3u);
+  TH_EQ(timer_set_absolute(g_dev, 2, timer_read(g_dev)), 0);
+  sim_advance(soon * NS);
+  TH_EQU(g_calls[2], 4u);
+  /* Stopped: once started, not before. */
+  timer_stop(g_dev);
+  TH_EQ(timer_set_absolute(g_dev, 2, (timer_read(g_dev) - 100u) & 0xFFFFu), 0);
+  sim_advance(1000u * NS);
+  TH_EQU(g_calls[2], 4u);
+  timer_start(g_dev);
+  sim_advance(soon * NS);
+  TH_EQU(g_calls[2], 5u);
+  sim_advance(0x20000u * NS); /* once: nothing a wrap later */
+  TH_EQU(g_calls[2], 5u);
   /* Cleared: never. */
   TH_EQ(timer_set(g_dev, 0, 200u), 0);
   TH_EQ(timer_clear(g_dev, 0), 0);
@@ -121,9 +140,10 @@ static void t_oneshot(void *arg) {
 }
 
 /* A 64-bit counter seen through RIOT's unsigned int: timer_set_absolute()
- * names the next moment the low 32 bits equal the value, across a carry
- * into the upper half, and a value just passed comes round after a wrap of
- * the low bits (as on a 32-bit RIOT timer), never at once. */
+ * names the next moment the low 32 bits equal the value (up to half their
+ * range ahead), across a carry into the upper half; a value just passed
+ * fires at once, as on the narrow counters, never a wrap of the low bits
+ * late. */
 static void t_wide(void *arg) {
   (void)arg;
   sim_board_init();
@@ -143,15 +163,33 @@ static void t_wide(void *arg) {
   sim_advance(2u * NS);
   TH_EQU(g_calls[0], 1u);
   TH_CHECKF(utim_read(p) >= 0x100000005ull, "fired at 0x%llx", (unsigned long long)utim_read(p));
-  /* Just passed: after a wrap of the low 32 bits (2^32 - 10 ticks), not now. */
-  const unsigned now = timer_read(g_dev);
+  const uint64_t soon = 2u * utim_min_distance(p) + 10u;
+  /* Just passed, and the counter's own value: at once, not 2^32 ticks on. */
+  unsigned now = timer_read(g_dev);
   TH_EQ(timer_set_absolute(g_dev, 0, now - 10u), 0);
-  sim_advance(1000000u * NS);
-  TH_EQU(g_calls[0], 1u);
-  TH_EQU(utim_pending(p), 0u);
-  TH_EQ(utim_write(p, utim_read(p) + 0xFFFFFFF0ull - 1000000u), 0);
-  sim_advance(10u * NS);
+  sim_advance(soon * NS);
   TH_EQU(g_calls[0], 2u);
+  now = timer_read(g_dev);
+  TH_EQ(timer_set_absolute(g_dev, 0, now), 0);
+  sim_advance(soon * NS);
+  TH_EQU(g_calls[0], 3u);
+  TH_EQU(utim_pending(p), 0u);
+  /* Half the low range ahead: in the future, on time (2^31 - 1 ticks on). */
+  TH_EQ(utim_write(p, 0x200000000ull), 0);
+  TH_EQ(timer_set_absolute(g_dev, 0, 0x7FFFFFFFu), 0);
+  sim_advance(soon * NS);
+  TH_EQU(g_calls[0], 3u);
+  TH_EQ(utim_write(p, 0x27FFFFFF0ull), 0);
+  sim_advance(14u * NS);
+  TH_EQU(g_calls[0], 3u); /* never early */
+  sim_advance(2u * NS);
+  TH_EQU(g_calls[0], 4u);
+  /* More than half the low range ahead is just passed: at once. */
+  TH_EQ(utim_write(p, 0x300000000ull), 0);
+  TH_EQ(timer_set_absolute(g_dev, 0, 0x80000001u), 0);
+  sim_advance(soon * NS);
+  TH_EQU(g_calls[0], 5u);
+  TH_EQU(utim_pending(p), 0u);
 }
 
 static void t_periodic(void *arg) {
@@ -186,6 +224,32 @@ static void t_periodic(void *arg) {
   TH_CHECKF(timer_read(g_dev) >= before, "counter %u, was %u: reset", timer_read(g_dev), before);
   sim_advance(100u * NS);
   TH_CHECKF(timer_read(g_dev) > before, "counter %u, was %u: stopped", timer_read(g_dev), before);
+}
+
+/* TIM_FLAG_SET_STOPPED on a counter that cannot be stopped (a 64-bit
+ * machine timer): refused, nothing armed, the counter running. */
+static void t_periodic_unstoppable(void *arg) {
+  (void)arg;
+  sim_board_init();
+  reset_counts();
+  g_dev = dev_named("SIM_MTIME64");
+  const utim_periph_t *p = utim_by_name("SIM_MTIME64");
+  if (g_dev == TIMER_UNDEF || p == NULL || (utim_caps(p) & UTIM_CAP_STOP) != 0u) {
+    TH_CHECK(!"the board has SIM_MTIME64, which cannot be stopped");
+    return;
+  }
+  TH_EQ(timer_init(g_dev, HZ, cb, &g_calls), 0);
+  const unsigned r0 = timer_read(g_dev);
+  TH_EQ(timer_set_periodic(g_dev, 0, 100u, TIM_FLAG_RESET_ON_MATCH | TIM_FLAG_SET_STOPPED), -1);
+  sim_advance(1000u * NS);
+  TH_CHECKF(timer_read(g_dev) - r0 >= 1000u, "counter moved %u ticks", timer_read(g_dev) - r0);
+  TH_EQU(g_calls[0], 0u); /* nothing armed */
+  TH_EQU(utim_pending(p), 0u);
+  /* Without the flag it is accepted. */
+  TH_EQ(timer_set_periodic(g_dev, 0, 100u, TIM_FLAG_RESET_ON_MATCH), 0);
+  sim_advance(1050u * NS);
+  TH_EQU(g_calls[0], 10u);
+  TH_EQ(timer_clear(g_dev, 0), 0);
 }
 
 static void t_query(void *arg) {
@@ -249,10 +313,15 @@ int main(void) {
   th_run("errors: unknown device, NULL callback, inexact frequency, not initialised, "
          "channels, periodic without its flag, claimed device",
          t_errors, NULL);
-  th_run("timer_set, timer_set_absolute (truncated), timer_clear", t_oneshot, NULL);
-  th_run("timer_set_absolute on a 64-bit counter: the low 32 bits, across the carry", t_wide, NULL);
+  th_run("timer_set, timer_set_absolute (truncated; just passed: at once), timer_clear", t_oneshot,
+         NULL);
+  th_run("timer_set_absolute on a 64-bit counter: the low 32 bits, across the carry; just passed: "
+         "at once",
+         t_wide, NULL);
   th_run("timer_set_periodic: every value ticks; set stopped; timer_stop/timer_start", t_periodic,
          NULL);
+  th_run("timer_set_periodic: TIM_FLAG_SET_STOPPED refused on a counter that cannot be stopped",
+         t_periodic_unstoppable, NULL);
   th_run("timer_query_*: channels, frequencies highest first", t_query, NULL);
   th_run("RIOT's tests/periph/timer method on every device", t_riot_method, NULL);
   return th_finish();
