@@ -57,9 +57,23 @@ struct clock {
   static time_point now() noexcept { return time_point(duration(utim_port_now_ns())); }
 };
 
-/** @brief A duration rounded up to whole nanoseconds (a sleep never ends early). */
+/**
+ * @brief A duration rounded up to whole nanoseconds (a sleep never ends
+ *        early), saturated: beyond 9.2 x 10^18 ns (about 291 years) either
+ *        way it is clock::duration::max() or min(), never a wrapped value.
+ */
 template <class Rep, class Period>
 constexpr clock::duration ceil_ns(const std::chrono::duration<Rep, Period> &d) {
+  /* Judged in long double ns first (no overflow; the margin below 2^63
+   * covers its rounding where it is only a double). */
+  constexpr long double lim = 9.2e18L;
+  const long double ns = std::chrono::duration<long double, std::nano>(d).count();
+  if (ns >= lim) {
+    return clock::duration::max();
+  }
+  if (ns <= -lim) {
+    return clock::duration::min();
+  }
   return std::chrono::ceil<clock::duration>(d);
 }
 
@@ -70,7 +84,7 @@ constexpr clock::duration ceil_ns(const std::chrono::duration<Rep, Period> &d) {
  * @return 0, or the negative errno of utim_sleep_until()
  */
 template <class Duration> int sleep_until(const std::chrono::time_point<clock, Duration> &t) {
-  return utim_sleep_until(std::chrono::ceil<clock::duration>(t.time_since_epoch()).count());
+  return utim_sleep_until(ceil_ns(t.time_since_epoch()).count());
 }
 
 /**

@@ -83,6 +83,16 @@ void test_sleep() {
   CHECK(utim::sleep_for(std::chrono::duration<double, std::milli>(1.25)) == 0);
   CHECK(utim::clock::now() - t1 >= 1250us);
   CHECK(utim::sleep_for(-1ms) == -EINVAL);
+  /* Beyond int64 ns either way: saturated, never wrapped (a far sleep
+   * wrapped to a negative or short one; only the conversion is run). */
+  using hours = std::chrono::hours;
+  CHECK(utim::ceil_ns(hours::max()) == utim::clock::duration::max());
+  CHECK(utim::ceil_ns(hours(3000000)) == utim::clock::duration::max()); /* ~342 years */
+  CHECK(utim::ceil_ns(hours::min()) == utim::clock::duration::min());
+  CHECK(utim::ceil_ns(std::chrono::duration<double>(1e300)) == utim::clock::duration::max());
+  CHECK(utim::ceil_ns(hours(2000000)) == std::chrono::nanoseconds(hours(2000000))); /* 228 years */
+  CHECK(utim::ceil_ns(std::chrono::duration<double, std::milli>(1.25)) == 1250us);
+  CHECK(utim::sleep_for(hours::min()) == -EINVAL);
 }
 
 void test_ticks() {
