@@ -35,17 +35,19 @@
 /* Brackets tried per re-fit sample: it runs on a read path. */
 #define REFIT_TRIES 4u
 /*
- * Monotonicity across a re-fit: readers that still use the old slope just
- * after the base point may get up to |slope change| x (publish - base point)
- * more than the new line gives. The slope changes by at most ~200 ppm
- * (slew plus rate update) and a re-fit whose publication comes more than
- * REFIT_MAX_LAG_NS after its sample is redone, so 200 ppm x 20 us = 4 ns of
- * forward step at each re-fit keeps every later reading at or above every
- * earlier one. A source switch steps forward by SWITCH_GUARD_NS likewise.
+ * Monotonicity across a publication (a re-fit or a switch) is enforced by
+ * publish() itself: inside the write section it reads the old time line,
+ * then the new one, and raises the new one to the old one's value when it is
+ * below (no fixed forward step, so frequent publications add no offset).
+ * A re-fit whose publication comes more than REFIT_MAX_LAG_NS after its
+ * sample is redone, so that raise stays within ~200 ppm (slope change) x
+ * 20 us = 4 ns. Forced re-fits (utim_clocksource_refit()) are skipped while
+ * the base point is younger than REFIT_MIN_AGE_NS: each re-fit may still
+ * lose or gain a ns of rounding, which at most 1000 re-fits a second keeps
+ * far below the 100 ppm the slew removes.
  */
-#define REFIT_GUARD_NS   5
 #define REFIT_MAX_LAG_NS 20000
-#define SWITCH_GUARD_NS  1000
+#define REFIT_MIN_AGE_NS 1000000
 
 _Alignas(64) utim_cs_fast_t utim__cs_fast;
 
@@ -79,20 +81,6 @@ bool native_cs_snap_read(native_cs_snap_t *s) {
   return !utim_seq_read_retry(&f->seq, seq);
 }
 
-/* Writers hold native_cs_lock, so there is one at a time. */
-static void publish(const native_cs_snap_t *s) {
-  utim_cs_fast_t *f = &utim__cs_fast;
-  utim_seq_write_begin(&f->seq);
-  UTIM_SEQ_STORE(f->limit, s->limit);
-  UTIM_SEQ_STORE(f->mult, s->mult);
-  UTIM_SEQ_STORE(f->shift, s->shift);
-  UTIM_SEQ_STORE(f->base_ticks, s->base_ticks);
-  UTIM_SEQ_STORE(f->base_ns, s->base_ns);
-  UTIM_SEQ_STORE(f->clk, s->clk);
-  UTIM_SEQ_STORE(f->mode, s->mode);
-  utim_seq_write_end(&f->seq);
-}
-
 /*
  * The conversion at any counter value, exactly (128-bit), before the base
  * point too: floor of the exact value on both sides, as the fast path.
@@ -106,6 +94,46 @@ static int64_t eval_counter(const native_cs_snap_t *s, uint64_t t) {
   }
   (void)utim_muldiv(0u - d, s->mult, UINT64_C(1) << s->shift, UTIM_ROUND_CEIL, &q);
   return utim_ns_sub(s->base_ns, native_cs_sat_i64(q));
+}
+
+/* The value the line `s` gives now, read from its source (ordered). */
+static int64_t eval_now(const native_cs_snap_t *s) {
+  if (s->mode == NATIVE_CS_MODE_CLOCK) {
+    return utim_ns_add(utim_native_clock_ns((clockid_t)s->clk), s->base_ns);
+  }
+  return eval_counter(s, utim_native_cpu_count_ordered());
+}
+
+/*
+ * Publish `n` in place of `cur` (the published conversion, read under
+ * native_cs_lock: writers hold it, so there is one at a time). No reading
+ * may go back: inside the write section, where no reader completes a read,
+ * the old line is read, then the new one, and the new one is raised to the
+ * old one's value when below it. Every reading completed before is at most
+ * the first value (its source was read before the write section began),
+ * every reading after at least the second. n->base_ns gets the raise.
+ */
+static void publish(const native_cs_snap_t *cur, native_cs_snap_t *n) {
+  utim_cs_fast_t *f = &utim__cs_fast;
+  /* utim_seq_write_begin() as a full barrier, so the odd count is visible to
+   * every reader before the old line is read: a seq_cst read-modify-write
+   * (ThreadSanitizer does not support fences). */
+  (void)__atomic_fetch_add(&f->seq, 1u, __ATOMIC_SEQ_CST);
+  if (cur->mode != NATIVE_CS_MODE_NONE) {
+    int64_t was = eval_now(cur);
+    int64_t is = eval_now(n);
+    if (is < was) {
+      n->base_ns = utim_ns_add(n->base_ns, was - is);
+    }
+  }
+  UTIM_SEQ_STORE(f->limit, n->limit);
+  UTIM_SEQ_STORE(f->mult, n->mult);
+  UTIM_SEQ_STORE(f->shift, n->shift);
+  UTIM_SEQ_STORE(f->base_ticks, n->base_ticks);
+  UTIM_SEQ_STORE(f->base_ns, n->base_ns);
+  UTIM_SEQ_STORE(f->clk, n->clk);
+  UTIM_SEQ_STORE(f->mode, n->mode);
+  utim_seq_write_end(&f->seq);
 }
 
 /* ---- re-fit ------------------------------------------------------------------ */
@@ -135,7 +163,7 @@ static bool refit_compute(const native_cs_snap_t *cur, const native_cpu_sample_t
   out->mult = ms.mult;
   out->shift = ms.shift;
   out->base_ticks = s->ticks;
-  out->base_ns = now + REFIT_GUARD_NS;
+  out->base_ns = now;
   out->limit = period;
   native_cs.last_offset = err;
   return true;
@@ -164,7 +192,7 @@ static bool refit_locked(void) {
     if (utim_native_cpu_count_ordered() - s.ticks > lag_max) {
       continue;
     }
-    publish(&n);
+    publish(&cur, &n);
     native_cs.refits++;
     return true;
   }
@@ -233,17 +261,22 @@ static int calibrate(void) {
 /*
  * Make `id` the published source. With `keep`, utim_now() continues from
  * the value the old source gives now; without (at start), the new source's
- * own time line is used (CLOCK_MONOTONIC_RAW's for a counter).
+ * own time line is used (CLOCK_MONOTONIC_RAW's for a counter). The new
+ * source is sampled first and the old time read after, so a delay between
+ * the two makes the new line start ahead, never behind; publish() makes
+ * sure of it for readers that read the old line meanwhile.
  */
 static int switch_to(int id, bool keep) {
+  native_cs_snap_t cur;
+  while (!native_cs_snap_read(&cur)) {
+  }
   native_cs_snap_t n = {0};
   if (id == native_cs.counter) {
     if (!native_cs.calibrated && calibrate() != 0) {
       return -EIO;
     }
     native_cpu_sample_t s = native_cpu_sample(SWITCH_TRIES);
-    /* Old time now; read after the sample, so the new line starts no earlier. */
-    int64_t base = keep ? utim_now() + SWITCH_GUARD_NS : s.raw;
+    int64_t base = keep ? utim_now() : s.raw;
     uint64_t dt = s.ticks - native_cs.anchor.ticks;
     int64_t dr = s.raw - native_cs.anchor.raw;
     utim_mult_shift_t ms;
@@ -251,25 +284,28 @@ static int switch_to(int id, bool keep) {
         utim_mult_shift_calc(&ms, (uint64_t)dr, dt, 2u * native_cs.refit_ticks) != 0) {
       return -EIO;
     }
-    native_cs.steer = base - s.raw;
     n.mode = NATIVE_CS_MODE_COUNTER;
     n.mult = ms.mult;
     n.shift = ms.shift;
     n.base_ticks = s.ticks;
     n.base_ns = base;
     n.limit = native_cs.refit_ticks;
+    publish(&cur, &n);
+    /* Steered to the line as published (raised or not). */
+    native_cs.steer = n.base_ns - s.raw;
   } else {
     if (id < UTIM_CS_MONOTONIC || id >= UTIM_CS_COUNT) {
       return -ENOTSUP; /* the other architecture's counter */
     }
     clockid_t c = native_cs_clocks[id - UTIM_CS_MONOTONIC];
+    int64_t clock_now = keep ? utim_native_clock_ns(c) : 0;
     int64_t old = keep ? utim_now() : 0;
     n.mode = NATIVE_CS_MODE_CLOCK;
     n.clk = (int32_t)c;
-    n.base_ns = keep ? old + SWITCH_GUARD_NS - utim_native_clock_ns(c) : 0;
+    n.base_ns = utim_ns_sub(old, clock_now);
     n.limit = 0u;
+    publish(&cur, &n);
   }
-  publish(&n);
   native_cs.cur = id;
   native_cs.refits = 0u;
   native_cs.last_offset = 0;
@@ -329,15 +365,18 @@ static void init_once(void) {
     } else if (native_cs.rep.cand[e].rating <= 0) {
       native_cs.env = NATIVE_CS_ENV_ABSENT;
     } else {
-      native_cs.env = NATIVE_CS_ENV_HONOURED;
       id = e;
       how = UTIM_CS_ENV;
     }
   }
   choose(id, how, false);
+  if (how == UTIM_CS_ENV) {
+    /* Honoured only if it is in use: a counter that fails to calibrate is not. */
+    native_cs.env = native_cs.cur == id ? NATIVE_CS_ENV_HONOURED : NATIVE_CS_ENV_FAILED;
+  }
   /* After the choice, so the warning names the source actually used. Once:
    * this body runs once per process. */
-  if (native_cs.env == NATIVE_CS_ENV_UNKNOWN || native_cs.env == NATIVE_CS_ENV_ABSENT) {
+  if (native_cs.env != NATIVE_CS_ENV_UNSET && native_cs.env != NATIVE_CS_ENV_HONOURED) {
     native_cs_warn_env();
   }
   pthread_mutex_unlock(&native_cs_lock);
@@ -394,7 +433,14 @@ int utim_clocksource_refit(void) {
     return -EBUSY;
   }
   if (native_cs.cur == native_cs.counter) {
-    (void)refit_locked();
+    /* Not again while the base point is younger than REFIT_MIN_AGE_NS. */
+    native_cs_snap_t s;
+    while (!native_cs_snap_read(&s)) {
+    }
+    uint64_t min_age = utim_ns_to_ticks((uint64_t)REFIT_MIN_AGE_NS, native_cs.hz);
+    if (utim_native_cpu_count_ordered() - s.base_ticks >= min_age) {
+      (void)refit_locked();
+    }
   }
   pthread_mutex_unlock(&native_cs_lock);
   return 0;

@@ -48,16 +48,18 @@
  * chosen at start, it follows CLOCK_MONOTONIC_RAW; when a clock_gettime
  * clock is chosen at start, it equals that clock. Switching the source at run
  * time keeps utim_now() continuous (the new source is offset to the value the
- * old one had) and monotonic.
+ * old one had) and monotonic: no reading after the switch is below one
+ * before it, whatever the threads do meanwhile.
  *
  * @par Choosing by hand
  * The environment variable UTIM_CLOCKSOURCE=NAME (read once, at the first
  * use) or utim_clocksource_select() at run time override the automatic
  * choice with any present candidate, reliable or not; "auto" (or NULL)
  * returns to the automatic choice. A UTIM_CLOCKSOURCE value that names no
- * candidate, or one not present on this machine, leaves the automatic
- * choice in place and says so once on stderr, with the value in quotes (a
- * stray space shows) and the names that are valid here.
+ * candidate, one not present on this machine, or a CPU counter whose
+ * calibration fails, leaves the automatic choice in place and says so once
+ * on stderr, with the value in quotes (a stray space shows), why, and the
+ * names that are valid here; the report then calls it "ignored".
  * utim_clocksource_report() tells what was chosen, how and why.
  */
 #ifndef UTIM_NATIVE_CLOCKSOURCE_H
@@ -193,8 +195,11 @@ int utim_clocksource_report(utim_cs_report_t *out);
 
 /**
  * @brief Re-fit the conversion now (it also happens by itself, once a second
- *        of ticks has passed, at the next utim_now()).
- * @retval 0 re-fitted, or nothing to fit (a clock_gettime source)
+ *        of ticks has passed, at the next utim_now()). At most one forced
+ *        re-fit per millisecond takes effect, so calling it in a loop
+ *        cannot pile up offset.
+ * @retval 0 re-fitted, nothing to fit (a clock_gettime source), or the
+ *         last re-fit is less than 1 ms old (nothing done)
  * @retval -EBUSY another thread is re-fitting
  */
 int utim_clocksource_refit(void);
@@ -202,7 +207,8 @@ int utim_clocksource_refit(void);
 /**
  * @brief Measure the drift of utim_now() against CLOCK_MONOTONIC_RAW over
  *        @p duration, sampling (and so re-fitting as usual) every @p period.
- *        Blocks the calling thread for @p duration.
+ *        Blocks the calling thread for @p duration (the end point saturates:
+ *        UTIM_NS_MAX means practically forever).
  * @retval 0 success
  * @retval -EINVAL @p out is NULL, @p duration < 0 or @p period <= 0
  */

@@ -43,7 +43,8 @@ int utim_clocksource_drift(utim_ns_t duration, utim_ns_t period, utim_cs_drift_t
   out->offset_start = off;
   out->bracket = w;
   int64_t start = utim_native_clock_ns(CLOCK_MONOTONIC_RAW);
-  int64_t end = start + duration;
+  /* Saturated: a duration up to UTIM_NS_MAX means "as long as can be". */
+  int64_t end = utim_ns_add(start, duration);
   for (;;) {
     int64_t r = utim_native_clock_ns(CLOCK_MONOTONIC_RAW);
     if (r >= end) {

@@ -46,12 +46,13 @@ typedef struct native_cs_snap {
   uint32_t seq;        /**< the sequence count it was read at */
 } native_cs_snap_t;
 
-/** @brief Why UTIM_CLOCKSOURCE was not honoured. */
+/** @brief What became of UTIM_CLOCKSOURCE (why it was not honoured). */
 typedef enum native_cs_env {
   NATIVE_CS_ENV_UNSET = 0,    /**< unset, empty or "auto" */
   NATIVE_CS_ENV_HONOURED = 1, /**< it chose the source */
   NATIVE_CS_ENV_UNKNOWN = 2,  /**< no candidate has that name */
   NATIVE_CS_ENV_ABSENT = 3,   /**< that candidate is not present here */
+  NATIVE_CS_ENV_FAILED = 4,   /**< that counter could not be calibrated */
 } native_cs_env_t;
 
 /** @brief Everything but the published conversion; guarded by native_cs_lock. */
@@ -120,7 +121,8 @@ void native_cs_compose_reason(utim_cs_report_t *r);
 
 /**
  * @brief Tell on stderr, once per process (it is called once), that
- *        UTIM_CLOCKSOURCE was not honoured: its value quoted and escaped, why,
+ *        UTIM_CLOCKSOURCE was not honoured (native_cs.env UNKNOWN, ABSENT
+ *        or FAILED): its value quoted and escaped, why,
  *        the source used instead and the names that are valid here
  *        (clocksource_report.c).
  */

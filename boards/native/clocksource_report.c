@@ -99,6 +99,16 @@ static const char *const env_note[] = {
     [NATIVE_CS_ENV_HONOURED] = "honoured",
     [NATIVE_CS_ENV_UNKNOWN] = "ignored: no time source has that name",
     [NATIVE_CS_ENV_ABSENT] = "ignored: that time source is not present on this machine",
+    [NATIVE_CS_ENV_FAILED] = "ignored: calibrating that time source failed",
+};
+
+/* The warning's reason, after the quoted value. */
+static const char *const env_warning[] = {
+    [NATIVE_CS_ENV_UNSET] = "",
+    [NATIVE_CS_ENV_HONOURED] = "",
+    [NATIVE_CS_ENV_UNKNOWN] = ": no time source has that name",
+    [NATIVE_CS_ENV_ABSENT] = ": that time source is not present on this machine",
+    [NATIVE_CS_ENV_FAILED] = ": calibrating that time source against CLOCK_MONOTONIC_RAW failed",
 };
 
 void native_cs_warn_env(void) {
@@ -106,9 +116,7 @@ void native_cs_warn_env(void) {
   sbuf_t b = {text, sizeof text, 0u};
   put_s(&b, "utim: UTIM_CLOCKSOURCE=");
   put_quoted(&b, native_cs.env_value != NULL ? native_cs.env_value : "");
-  put_s(&b, native_cs.env == NATIVE_CS_ENV_ABSENT
-                ? ": that time source is not present on this machine"
-                : ": no time source has that name");
+  put_s(&b, env_warning[native_cs.env]);
   put_s(&b, "; using the automatic choice, ");
   put_s(&b, native_cs_names[native_cs.cur]);
   put_s(&b, ". Valid names here (any case, \"NATIVE_\" optional):");
