@@ -123,7 +123,8 @@ struct utim_tm {
  * overflow interrupt (for instances without compare channels, like the
  * CMSDK timer and SysTick): each wrap is a tick. On an instance with a top
  * (UTIM_CAP_TOP, a reload register) the manager sets the top to
- * @p tick - 1, so any tick works (and utim_tm_deinit() restores it);
+ * @p tick - 1, so any tick works (and utim_tm_deinit() sets it back to the
+ * counter's full range, utim_max());
  * otherwise @p tick must be the counter's range, utim_max() + 1. The
  * system time is the time of the last wrap plus the count; the hardware's
  * overflow flag (UTIM_PROP_OVF_PENDING) tells a wrap whose interrupt is

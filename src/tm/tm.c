@@ -209,11 +209,17 @@ int utim_tm_init(utim_tm_t *tm, const utim_periph_t *p, unsigned ch, utim_tm_mod
   utim_tm_wheel_init(&tm->wheel, 0u);
   int rc = 0;
   if (ch == UTIM_TM_OVERFLOW) {
-    if ((utim_caps(p) & UTIM_CAP_TOP) != 0u) {
+    const bool top = (utim_caps(p) & UTIM_CAP_TOP) != 0u;
+    uint64_t top_was = max;
+    if (top) {
+      (void)utim_get_property(p, UTIM_PROP_TOP, &top_was);
       rc = utim_set_property(p, UTIM_PROP_TOP, tick - 1u);
     }
     if (rc == 0) {
       rc = utim_set_overflow_cb(p, on_overflow, tm);
+      if (rc != 0 && top) {
+        (void)utim_set_property(p, UTIM_PROP_TOP, top_was); /* refused: as it was */
+      }
     }
     /* Internal time 0 now, read as every time is: the count, plus a period
      * when the hardware has flagged a wrap since the callback was set (that
