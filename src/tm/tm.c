@@ -163,12 +163,13 @@ static void on_overflow(const utim_periph_t *p, void *arg) {
 }
 
 /* Whether the manager can run on @p p's overflow with this tick: the
- * hardware must tell a pending wrap, and the wrap must come every tick
- * (a settable top, or a counter whose range is the tick). */
+ * hardware must interrupt on it and tell a pending wrap, and the wrap must
+ * come every tick (a settable top, or a counter whose range is the tick). */
 static int check_ovf(const utim_periph_t *p, utim_tm_mode_t mode, uint64_t tick) {
   uint64_t pending = 0;
-  if (utim_get_property(p, UTIM_PROP_OVF_PENDING, &pending) != 0) {
-    return -ENOTSUP;
+  if ((utim_caps(p) & UTIM_CAP_OVERFLOW) == 0u ||
+      utim_get_property(p, UTIM_PROP_OVF_PENDING, &pending) != 0) {
+    return -ENOTSUP; /* no overflow interrupt, or no pending-wrap query */
   }
   const uint64_t max = utim_max(p);
   const bool top = (utim_caps(p) & UTIM_CAP_TOP) != 0u;
@@ -209,17 +210,12 @@ int utim_tm_init(utim_tm_t *tm, const utim_periph_t *p, unsigned ch, utim_tm_mod
   utim_tm_wheel_init(&tm->wheel, 0u);
   int rc = 0;
   if (ch == UTIM_TM_OVERFLOW) {
-    const bool top = (utim_caps(p) & UTIM_CAP_TOP) != 0u;
-    uint64_t top_was = max;
-    if (top) {
-      (void)utim_get_property(p, UTIM_PROP_TOP, &top_was);
+    if ((utim_caps(p) & UTIM_CAP_TOP) != 0u) {
       rc = utim_set_property(p, UTIM_PROP_TOP, tick - 1u);
     }
     if (rc == 0) {
+      /* Not refused for want of the interrupt: check_ovf() asked first. */
       rc = utim_set_overflow_cb(p, on_overflow, tm);
-      if (rc != 0 && top) {
-        (void)utim_set_property(p, UTIM_PROP_TOP, top_was); /* refused: as it was */
-      }
     }
     /* Internal time 0 now, read as every time is: the count, plus a period
      * when the hardware has flagged a wrap since the callback was set (that
