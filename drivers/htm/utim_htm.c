@@ -56,7 +56,11 @@ int utim_htm_delay(const utim_htm_t *h, unsigned tasks, unsigned width, unsigned
 }
 
 void utim_htm_clear(const utim_htm_t *h, unsigned id) {
-  wr(h, UTIM_HTM_CLEAR_ID, id);
+  /* The block decodes the id's low 6 bits (it has at most 64 tasks): a
+   * larger id would name task id % 64. */
+  if (id < 64u) {
+    wr(h, UTIM_HTM_CLEAR_ID, id);
+  }
 }
 
 uint64_t utim_htm_take_wakes(const utim_htm_t *h, unsigned tasks) {

@@ -42,7 +42,8 @@
 //   0x34 WAKE1     RW1C tasks 32..63
 //   0x38 ACTIVE0   RO  tasks 0..31 with a pending delay
 //   0x3c ACTIVE1   RO  tasks 32..63
-// An id >= NTASKS in DELAY_ID or CLEAR_ID is ignored. Fields wider than
+// An id >= NTASKS in DELAY_ID or CLEAR_ID is ignored (the id is the field
+// [5:0]: higher bits are not decoded, the driver writes none). Fields wider than
 // WIDTH are cut to WIDTH bits (time, delays); a delay must be below
 // 2^WIDTH - NTASKS - 1 ticks (ARCH 1 takes a deadline up to NTASKS ticks
 // behind for one passed).

@@ -323,6 +323,7 @@ typedef struct utim_tm_tasks {
   const void *backend;           /**< the backend's state (the HTM block) */
   unsigned backend_n;            /**< the backend's task slots */
   unsigned backend_width;        /**< its counter width */
+  uint64_t backend_taken;        /**< wakes taken from the backend, not yet delivered */
 } utim_tm_tasks_t;
 
 /** @brief Words of the wake bitmap for @p n tasks. */

@@ -40,6 +40,7 @@ int utim_tm_tasks_init(utim_tm_tasks_t *ts, utim_tm_t *tm, utim_tm_timer_t *time
   ts->backend = NULL;
   ts->backend_n = 0u;
   ts->backend_width = 0u;
+  ts->backend_taken = 0u;
   for (unsigned i = 0; i < n; i++) {
     utim_tm_timer_init(&timers[i], task_expired, ts);
   }

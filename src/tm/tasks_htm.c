@@ -14,12 +14,24 @@ static const utim_htm_t *block(const utim_tm_tasks_t *ts) {
   return (const utim_htm_t *)ts->backend;
 }
 
+/* A wake taken from the block and not yet delivered (the interrupt's loop,
+ * while a hook runs) is dropped by a new delay or a clear of its id, as the
+ * software backend drops a replaced or stopped timer's expiry. */
+static void drop_taken(utim_tm_tasks_t *ts, unsigned id) {
+  ts->backend_taken &= ~((uint64_t)1 << (id % 64u));
+}
+
 static int htm_delay(utim_tm_tasks_t *ts, unsigned id, uint64_t ticks) {
-  return utim_htm_delay(block(ts), ts->backend_n, ts->backend_width, id, ticks);
+  const int rc = utim_htm_delay(block(ts), ts->backend_n, ts->backend_width, id, ticks);
+  if (rc == 0) {
+    drop_taken(ts, id);
+  }
+  return rc;
 }
 
 static void htm_clear(utim_tm_tasks_t *ts, unsigned id) {
   utim_htm_clear(block(ts), id);
+  drop_taken(ts, id);
 }
 
 static uint64_t htm_now(utim_tm_tasks_t *ts) {
@@ -61,7 +73,8 @@ int utim_tm_tasks_init_htm(utim_tm_tasks_t *ts, const utim_htm_t *h, uint32_t *w
                           .ops = &htm_ops,
                           .backend = h,
                           .backend_n = slots,
-                          .backend_width = width};
+                          .backend_width = width,
+                          .backend_taken = 0u};
   for (unsigned w = 0; w < UTIM_TM_TASK_WORDS(n); w++) {
     wake[w] = 0u;
   }
@@ -75,14 +88,18 @@ void utim_tm_tasks_htm_isr(utim_tm_tasks_t *ts) {
     return;
   }
   const uint32_t key = utim_port_lock();
-  uint64_t w = utim_htm_take_wakes(block(ts), ts->backend_n);
-  for (unsigned id = 0; w != 0u && id < ts->n; id++, w >>= 1) {
-    if ((w & 1u) != 0u) {
+  ts->backend_taken = utim_htm_take_wakes(block(ts), ts->backend_n);
+  /* Re-read at each id: a hook may clear or delay another id (drop_taken()). */
+  for (unsigned id = 0; ts->backend_taken != 0u && id < ts->n; id++) {
+    const uint64_t bit = (uint64_t)1 << id;
+    if ((ts->backend_taken & bit) != 0u) {
+      ts->backend_taken &= ~bit;
       ts->wake[id / 32u] |= (uint32_t)1 << (id % 32u);
       if (ts->hook != NULL) {
         ts->hook(NULL, id, ts->hook_arg);
       }
     }
   }
+  ts->backend_taken = 0u;
   utim_port_unlock(key);
 }

@@ -46,12 +46,19 @@ static uint64_t g_late;    /* the mode's lateness bound, in its ticks */
 static uint64_t g_unit_ns; /* ns of one of its ticks */
 static unsigned g_hooks[NTASKS];
 static uint64_t g_hook_at[NTASKS]; /* the mode's time in the hook */
+/* What task 0's hook does to task 1: 0 nothing, 1 clear, 2 a new delay of 100. */
+static unsigned g_hook_act;
 
 static void hook(utim_tm_t *tm, unsigned id, void *arg) {
   (void)tm;
   (void)arg;
   g_hooks[id]++;
   g_hook_at[id] = utim_tm_tasks_now(&g_ts);
+  if (id == 0u && g_hook_act == 1u) {
+    TH_EQ(utim_tm_task_clear(&g_ts, 1u), 0);
+  } else if (id == 0u && g_hook_act == 2u) {
+    TH_EQ(utim_tm_task_delay(&g_ts, 1u, 100u), 0);
+  }
 }
 
 static void htm_isr(const void *arg) {
@@ -198,6 +205,35 @@ static void t_random(void *arg) {
   teardown(m);
 }
 
+/* A hook that clears or delays again another task whose delay ended in the
+ * same interrupt: that task is not woken (the clear's "the hook does not
+ * run for it", the delay's "replaced"); delayed again, it wakes once at
+ * its new end. The hardware backend used to deliver the wakes it had taken
+ * from the block regardless. */
+static void t_hook_acts(void *arg) {
+  const mode_t_ m = (mode_t_)(uintptr_t)arg;
+  for (unsigned act = 1u; act <= 2u; act++) {
+    th_context("%s", act == 1u ? "clear" : "delay again");
+    if (!setup(m)) {
+      return;
+    }
+    g_hook_act = act;
+    TH_EQ(utim_tm_task_delay(&g_ts, 0u, 10u), 0);
+    TH_EQ(utim_tm_task_delay(&g_ts, 1u, 10u), 0);
+    sim_advance(g_unit_ns * (12u + g_late));
+    g_hook_act = 0u;
+    TH_EQU(g_hooks[0], 1u);
+    TH_EQU(g_hooks[1], 0u);
+    uint32_t out[1] = {0};
+    TH_EQU(utim_tm_tasks_to_wake(&g_ts, out, 1u), 1u);
+    TH_EQU(out[0], 1u);
+    sim_advance(g_unit_ns * (100u + 2u * g_late));
+    TH_EQU(g_hooks[1], act == 2u ? 1u : 0u);
+    teardown(m);
+  }
+  th_context("%s", "");
+}
+
 /* Hardware mode: utim_tm_tasks_init_htm()'s refusals (a NULL pointer, no
  * task, more tasks than the block's slots, no block answering) and a delay
  * beyond the block's counters; none disturbs the table set up before. */
@@ -222,19 +258,31 @@ static void t_htm_args(void *arg) {
   if (width < 64u) {
     TH_EQ(utim_tm_task_delay(&g_ts, 2u, (uint64_t)1 << width), -EINVAL);
   }
-  /* The table set up before still delays and wakes. */
+  /* The table set up before still delays and wakes; a clear of an id
+   * beyond the block's 64 (which its 6-bit id field would read as id % 64)
+   * leaves it alone. */
   TH_EQ(utim_tm_task_delay(&g_ts, 2u, 4u), 0);
+  utim_htm_clear(&g_htm, 64u + 2u);
   sim_advance(g_unit_ns * 6u);
   TH_EQU(g_hooks[2], 1u);
   uint32_t out[1] = {0};
   TH_EQU(utim_tm_tasks_to_wake(&g_ts, out, 1u), 1u);
   TH_EQU(out[0], 1u << 2);
+  /* Virtual time set back (sim_reset() keeps the block): its clock runs on
+   * from where it was, and a delay still ends (it used to wait until
+   * virtual time came back past its old position). */
+  const uint64_t before = utim_tm_tasks_now(&g_ts);
+  sim_reset();
+  TH_EQ(utim_tm_task_delay(&g_ts, 3u, 5u), 0);
+  sim_advance(g_unit_ns * 7u);
+  TH_EQU(g_hooks[3], 1u);
+  TH_CHECK(utim_tm_tasks_now(&g_ts) >= before + 5u);
   teardown(M_HTM0);
 }
 
 int main(void) {
   th_set_putc(th_stdio_putc);
-  static char names[M_COUNT][3][96];
+  static char names[M_COUNT][4][96];
   for (unsigned m = 0; m < M_COUNT; m++) {
     (void)th_snprintf(names[m][0], sizeof names[m][0],
                       "%s: a delay wakes once, never early, within its lateness; clear",
@@ -246,6 +294,10 @@ int main(void) {
     th_run(names[m][0], t_one, (void *)(uintptr_t)m);
     th_run(names[m][1], t_set_time, (void *)(uintptr_t)m);
     th_run(names[m][2], t_random, (void *)(uintptr_t)m);
+    (void)th_snprintf(names[m][3], sizeof names[m][3],
+                      "%s: a hook's clear or new delay of a task woken with it holds",
+                      mode_name[m]);
+    th_run(names[m][3], t_hook_acts, (void *)(uintptr_t)m);
   }
   th_run("hardware: bad arguments refused, the set-up before kept", t_htm_args, NULL);
   return th_finish();

@@ -57,7 +57,11 @@ private:
 
 struct Htm {
   std::unique_ptr<Model> model;
-  uint64_t t0 = 0;       // virtual time of the block's start
+  uint64_t t0 = 0;       // virtual time of grid edge e0
+  uint64_t e0 = 0;       // the edge at t0: 0 from the start, the edges run when
+                         // virtual time went back (sim_reset()), so the block's
+                         // clock runs on from where it was
+  uint64_t last_t = 0;   // the latest virtual time seen
   uint64_t cycle_ns = 0; // ns between grid clock edges
   unsigned per_tick = 0; // grid edges per tick
   uint64_t edges = 0;    // grid edges run so far
@@ -104,10 +108,10 @@ uint64_t htm_next(void *ctx, uint64_t now) {
   const Htm *h = static_cast<const Htm *>(ctx);
   // The first tick after now at which a delay ends (the ticks between change
   // nothing the machine must stop for; advance() still runs every cycle).
-  const uint64_t period = h->cycle_ns * h->per_tick;
   uint64_t best = UINT64_MAX;
   for (uint64_t d : h->due) {
-    const uint64_t t = d != 0u ? h->t0 + d * period : UINT64_MAX;
+    const uint64_t e = d * h->per_tick; // the tick's edge
+    const uint64_t t = d != 0u && e >= h->e0 ? h->t0 + (e - h->e0) * h->cycle_ns : UINT64_MAX;
     best = t > now && t < best ? t : best;
   }
   return best;
@@ -115,10 +119,17 @@ uint64_t htm_next(void *ctx, uint64_t now) {
 
 void htm_advance(void *ctx, uint64_t t) {
   Htm *h = static_cast<Htm *>(ctx);
+  if (t < h->last_t) {
+    // Virtual time went back (sim_reset() keeps devices): the block's clock
+    // goes on from its edge at the new time, as a clock that never stopped.
+    h->t0 = t;
+    h->e0 = h->edges;
+  }
+  h->last_t = t;
   if (t < h->t0) {
     return;
   }
-  const uint64_t due = (t - h->t0) / h->cycle_ns; // grid edges at or before t
+  const uint64_t due = h->e0 + (t - h->t0) / h->cycle_ns; // grid edges at or before t
   if (due > h->edges) {
     sim_htm_model_run(h->model.get(), h->edges, due, h->per_tick);
     h->cycles += due - h->edges;
@@ -146,9 +157,10 @@ void htm_write(void *ctx, unsigned reg, uint32_t value) {
     h->delay_lo = value;
   } else if (reg == 0x09u) {
     h->delay_hi = value;
-  } else if ((reg == 0x0au || reg == 0x0bu) && value < SIM_HTM_TASKS) {
+  } else if ((reg == 0x0au || reg == 0x0bu) && (value & 0x3fu) < SIM_HTM_TASKS) {
+    // The id field is bits 5:0, as the RTL decodes it.
     const uint64_t d = (uint64_t)h->delay_hi << 32 | h->delay_lo;
-    h->due[value] = reg == 0x0bu ? 0u : ticks_so_far + (d == 0u ? 1u : d);
+    h->due[value & 0x3fu] = reg == 0x0bu ? 0u : ticks_so_far + (d == 0u ? 1u : d);
   }
 }
 
@@ -167,6 +179,7 @@ extern "C" int sim_htm_attach(unsigned arch, uint32_t tick_hz, unsigned cycles_p
     h->model = std::make_unique<ModelOf<Vhtm_sim_a1>>();
   }
   h->t0 = sim_now();
+  h->last_t = h->t0;
   h->per_tick = cycles_per_tick;
   h->cycle_ns = (1000000000u / tick_hz) / cycles_per_tick;
   h->dev = sim_device_t{htm_next, htm_advance, htm_irq, htm_read, htm_write, line};
