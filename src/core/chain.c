@@ -312,10 +312,16 @@ static int chain_write(const utim_periph_t *p, uint64_t value) {
    */
   uint32_t key = utim_port_lock();
   int rc = c->lo->drv->write(c->lo, 1u);
-  if (rc == 0 && soft(c) && lo_wrap_pending(c)) {
-    /* A wrap of the old count must not be carried into the new one. */
-    (void)c->lo->drv->set_property(c->lo, UTIM_HPROP_OVF_IRQ, 0u);
-    (void)c->lo->drv->set_property(c->lo, UTIM_HPROP_OVF_IRQ, 1u);
+  if (rc == 0 && soft(c)) {
+    /* A wrap of the old count must not be carried into the new one: not
+     * one the hardware still flags, nor one its interrupt took and the
+     * core has yet to deliver (a write from a channel's callback that came
+     * with the wrap: the carry is delivered after the channels). */
+    if (lo_wrap_pending(c)) {
+      (void)c->lo->drv->set_property(c->lo, UTIM_HPROP_OVF_IRQ, 0u);
+      (void)c->lo->drv->set_property(c->lo, UTIM_HPROP_OVF_IRQ, 1u);
+    }
+    c->lo->dev->state->pending &= ~UTIM_EVT_OVF;
   }
   if (rc == 0) {
     rc = c->hi->drv->write(c->hi, (value >> w) & utim_max(c->hi));

@@ -294,6 +294,35 @@ static void t_write_onto_compare(void *arg) {
   }
 }
 
+static uint64_t g_written_at;
+
+static void write_in_cb(const utim_periph_t *p, unsigned ch, void *arg) {
+  (void)ch;
+  (void)arg;
+  ev.n++;
+  TH_EQ(utim_write(p, 0x100u), 0);
+  g_written_at = sim_now();
+}
+
+/*
+ * The counter written from a channel's callback whose match came with the
+ * low half's wrap (one delivery: the channels first, the carry last): the
+ * old count's carry is not added to the new count (it was, and the
+ * software-carried counter stayed a low period, 65536 ticks, ahead).
+ */
+static void t_write_in_wrap_cb(void *arg) {
+  const utim_periph_t *p = arg;
+  th_context("%s", utim_name(p));
+  start_at(p, 0u);
+  TH_EQ(utim_set_compare_cb(p, write_in_cb, NULL), 0);
+  TH_EQ(utim_set_abs(p, 0, 0x10000u), 0);
+  sim_advance(5000000u);
+  TH_EQU(ev.n, 1u);
+  const uint64_t want = expected_count(0x100u, g_written_at);
+  TH_CHECKF(circ_dist(utim_read(p), want) < 64u, "count 0x%llx, 0x%llx expected",
+            (unsigned long long)utim_read(p), (unsigned long long)want);
+}
+
 int main(void) {
   th_set_putc(th_stdio_putc);
   sim_board_init();
@@ -318,5 +347,9 @@ int main(void) {
          (void *)(uintptr_t)chain32);
   th_run("software carry: counter written onto a compare", t_write_onto_compare,
          (void *)(uintptr_t)soft32);
+  th_run("hardware chain: counter written in a callback that came with the low wrap",
+         t_write_in_wrap_cb, (void *)(uintptr_t)chain32);
+  th_run("software carry: counter written in a callback that came with the low wrap",
+         t_write_in_wrap_cb, (void *)(uintptr_t)soft32);
   return th_finish();
 }
