@@ -146,20 +146,28 @@ static void service(utim_tm_t *tm) {
   }
 }
 
+/* The core delivers its callbacks with the port lock released: the
+ * manager's interrupt takes it (its time extension, the wheel and the
+ * timers' callbacks run under it, as tm.h says), so an interrupt of a
+ * higher priority that reads the time cannot come in between. */
 static void on_compare(const utim_periph_t *p, unsigned ch, void *arg) {
   utim_tm_t *tm = arg;
   (void)p;
+  const uint32_t key = utim_port_lock();
   if (tm->running && ch == tm->ch) {
     service(tm);
   }
+  utim_port_unlock(key);
 }
 
 static void on_overflow(const utim_periph_t *p, void *arg) {
   utim_tm_t *tm = arg;
   (void)p;
+  const uint32_t key = utim_port_lock();
   if (tm->running) {
     service(tm);
   }
+  utim_port_unlock(key);
 }
 
 /* Whether the manager can run on @p p's overflow with this tick: the
@@ -329,6 +337,11 @@ void utim_tm__start(utim_tm_t *tm, utim_tm_timer_t *t, uint64_t ticks, uint64_t 
   const uint64_t now = now_locked(tm);
   put(tm, t, now + ticks, now, period);
   utim_port_unlock(key);
+}
+
+void utim_tm__start_locked(utim_tm_t *tm, utim_tm_timer_t *t, uint64_t ticks, uint64_t period) {
+  const uint64_t now = now_locked(tm);
+  put(tm, t, now + ticks, now, period);
 }
 
 int utim_tm_start(utim_tm_t *tm, utim_tm_timer_t *t, uint64_t ticks, uint64_t period) {

@@ -30,6 +30,10 @@ extern "C" {
 /* utim_tm_start() of valid arguments (it cannot fail). */
 void utim_tm__start(utim_tm_t *tm, utim_tm_timer_t *t, uint64_t ticks, uint64_t period);
 
+/* utim_tm__start() for a caller that holds the port lock: a layer's own
+ * bookkeeping and the start then happen as one (no expiry in between). */
+void utim_tm__start_locked(utim_tm_t *tm, utim_tm_timer_t *t, uint64_t ticks, uint64_t period);
+
 /* utim_tm_stop() of valid arguments: whether it ended a pending setting.
  * Inline, so a layer's stop is one function, as the manager's own is. */
 static inline bool utim_tm__stop(utim_tm_t *tm, utim_tm_timer_t *t) {

@@ -53,8 +53,82 @@ static void c_refused_start(void *arg) {
   SCB_SHPR3 = saved;
 }
 
+/*
+ * osTimerStart() of a timer whose setting expires during the call, from a
+ * callback in the timer context: the replaced setting's expiry must not
+ * run after the call returned (it used to when it came between the new
+ * generation and the manager's start, and was taken for the new setting's:
+ * 2 trials of 600 on the micro:bit). The restart is swept across B's old
+ * expiry by a dwell loop (deterministic under -icount). A kernel tick of 10
+ * manager ticks; tickless managers only (a ticked one serves both settings
+ * at its ticks, never between).
+ */
+#define RACE_TICK_HZ 100000u
+#define RACE_TRIALS  600u
+static osTimerId_t g_race_a;
+static osTimerId_t g_race_b;
+static volatile uint32_t g_dwell;
+static volatile uint32_t g_b_runs;
+static volatile uint32_t g_b_early;
+static volatile bool g_restarted;
+static uint64_t g_b_old;
+static uint64_t g_b_new;
+
+static void race_b(void *arg) {
+  (void)arg;
+  g_b_runs++;
+  if (g_restarted && utim_tm_now(&g_tm) < g_b_new) {
+    g_b_early++; /* the old setting's, after the restart returned */
+  }
+}
+
+static void race_a(void *arg) {
+  (void)arg;
+  while (utim_tm_now(&g_tm) + 2u < g_b_old) {
+  }
+  for (volatile uint32_t i = 0; i < g_dwell; i++) {
+  }
+  (void)osTimerStart(g_race_b, 3u);
+  (void)utim_os2_timer_expiry(g_race_b, &g_b_new);
+  g_restarted = true;
+}
+
+static void c_restart_race(void *arg) {
+  (void)arg;
+  if (g_k.ch == UTIM_TM_OVERFLOW) {
+    th_note("%s", "a ticked manager: no expiry between a start's steps to race with");
+    return;
+  }
+  if (!TH_CHECK(os2_pick_start(&g_k, &g_tm, RACE_TICK_HZ) == 0 &&
+                utim_os2_cortexm_start(&g_tm, g_k.hz, RACE_TICK_HZ) == 0)) {
+    return;
+  }
+  g_race_a = osTimerNew(race_a, osTimerOnce, NULL, NULL);
+  g_race_b = osTimerNew(race_b, osTimerOnce, NULL, NULL);
+  unsigned bad = 0;
+  for (uint32_t d = 0; d < RACE_TRIALS && bad < 3u; d++) {
+    g_dwell = d;
+    g_b_runs = 0;
+    g_b_early = 0;
+    g_restarted = false;
+    TH_EQ(osTimerStart(g_race_b, 3u), osOK);
+    TH_EQ(utim_os2_timer_expiry(g_race_b, &g_b_old), 0);
+    TH_EQ(osTimerStart(g_race_a, 1u), osOK);
+    TH_EQ(osDelay(10u), osOK);
+    if (!TH_CHECKF(g_b_runs == 1u && g_b_early == 0u, "dwell %lu: %lu callbacks, %lu early",
+                   (unsigned long)d, (unsigned long)g_b_runs, (unsigned long)g_b_early)) {
+      bad++;
+    }
+  }
+  TH_EQU(utim_os2_lost_expiries(), 0u);
+  TH_EQ(osTimerDelete(g_race_a), osOK);
+  TH_EQ(osTimerDelete(g_race_b), osOK);
+  teardown();
+}
+
 static void more_cases(void) {
   th_run("bare-metal: a refused start leaves PendSV's priority", c_refused_start, NULL);
+  th_run("bare-metal: a restart racing its old expiry drops it", c_restart_race, NULL);
 }
 
 int main(void) {

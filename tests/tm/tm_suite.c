@@ -127,10 +127,21 @@ typedef struct rec {
 } rec_t;
 
 static rec_t recs[NREC];
+/* The port lock's key where it is not held (task context, recs_reset()),
+ * and the callbacks that found it so: tm.h runs them with the lock held
+ * (the Cortex-M boards ran them unlocked, so an interrupt of a higher
+ * priority reading the time could tear the manager's time extension). */
+static uint32_t key_free;
+static unsigned unlocked_cbs;
 
 static void rec_cb(utim_tm_t *m, utim_tm_timer_t *t, void *arg) {
   rec_t *r = (rec_t *)(void *)t;
   (void)arg;
+  const uint32_t key = utim_port_lock();
+  if (key == key_free) {
+    unlocked_cbs++;
+  }
+  utim_port_unlock(key);
   const uint64_t now = utim_tm_now(m);
   if (r->calls == 0u) {
     r->first_seen = now;
@@ -168,6 +179,9 @@ static void rec_cb(utim_tm_t *m, utim_tm_timer_t *t, void *arg) {
 }
 
 static void recs_reset(void) {
+  key_free = utim_port_lock();
+  utim_port_unlock(key_free);
+  unlocked_cbs = 0;
   for (unsigned i = 0; i < NREC; i++) {
     rec_t *r = &recs[i];
     r->due = 0u;
@@ -245,6 +259,7 @@ static void c_oneshot(void *arg) {
     TH_CHECK(!utim_tm_pending(&r->t));
     late = r->late_max > late ? r->late_max : late;
   }
+  TH_CHECKF(unlocked_cbs == 0u, "%u callbacks ran without the port lock", unlocked_cbs);
   th_note("%s %s at %lu Hz, tick %llu: %u one-shots, latest %llu ticks after its expiry",
           utim_name(run->p), mode_name[run->mode], (unsigned long)hz, (unsigned long long)tick, n,
           (unsigned long long)late);
