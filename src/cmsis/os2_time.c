@@ -349,18 +349,14 @@ osStatus_t osTimerStart(osTimerId_t timer_id, uint32_t ticks) {
   }
   const uint64_t d = mticks(ticks); /* one multiply serves both */
   const uint64_t period = c->type == (uint8_t)osTimerPeriodic ? d : 0u;
-  /* The new generation and the start under one lock (the manager's start
-   * takes it anyway): an expiry of the setting replaced that comes before
-   * carries the old generation and is dropped, none can come between (it
-   * used to, and was taken for the new setting's), and every one after is
-   * the new setting's.
+  /* The new generation and the start under the manager's one lock: an
+   * expiry of the setting replaced that comes before carries the old
+   * generation and is dropped, none can come between (it used to, and was
+   * taken for the new setting's), and every one after is the new one's.
    * A valid id is a timer osTimerNew() set up with its callback on the
    * kernel's running manager, and d within its range (OS2_MAX_RATIO): the
    * manager's own checks would find nothing, so they are not made again. */
-  const uint32_t key = utim_port_lock();
-  gen_bump(c);
-  utim_tm__start_locked(g.tm, &c->t, span(d), period);
-  utim_port_unlock(key);
+  utim_tm__start_seq(g.tm, &c->t, span(d), period, &c->gen);
   return osOK;
 }
 

@@ -9,6 +9,7 @@
  */
 #include "utim/tm.h"
 
+#include <stdatomic.h>
 #include <stddef.h>
 
 #include "tm_layer.h"
@@ -339,9 +340,16 @@ void utim_tm__start(utim_tm_t *tm, utim_tm_timer_t *t, uint64_t ticks, uint64_t 
   utim_port_unlock(key);
 }
 
-void utim_tm__start_locked(utim_tm_t *tm, utim_tm_timer_t *t, uint64_t ticks, uint64_t period) {
+void utim_tm__start_seq(utim_tm_t *tm, utim_tm_timer_t *t, uint64_t ticks, uint64_t period,
+                        _Atomic uint32_t *seq) {
+  const uint32_t key = utim_port_lock();
+  /* A load and a store (relaxed): plain instructions on every target; the
+   * lock makes them one step with the start. */
+  atomic_store_explicit(seq, atomic_load_explicit(seq, memory_order_relaxed) + 1u,
+                        memory_order_relaxed);
   const uint64_t now = now_locked(tm);
   put(tm, t, now + ticks, now, period);
+  utim_port_unlock(key);
 }
 
 int utim_tm_start(utim_tm_t *tm, utim_tm_timer_t *t, uint64_t ticks, uint64_t period) {

@@ -12,6 +12,7 @@
 #ifndef UTIM_TM_LAYER_H
 #define UTIM_TM_LAYER_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -30,9 +31,11 @@ extern "C" {
 /* utim_tm_start() of valid arguments (it cannot fail). */
 void utim_tm__start(utim_tm_t *tm, utim_tm_timer_t *t, uint64_t ticks, uint64_t period);
 
-/* utim_tm__start() for a caller that holds the port lock: a layer's own
- * bookkeeping and the start then happen as one (no expiry in between). */
-void utim_tm__start_locked(utim_tm_t *tm, utim_tm_timer_t *t, uint64_t ticks, uint64_t period);
+/* utim_tm__start() that also steps @p seq by one under the same lock: a
+ * layer's count of a timer's settings (the CMSIS layer's generation) and
+ * the start happen as one, no expiry comes in between. */
+void utim_tm__start_seq(utim_tm_t *tm, utim_tm_timer_t *t, uint64_t ticks, uint64_t period,
+                        _Atomic uint32_t *seq);
 
 /* utim_tm_stop() of valid arguments: whether it ended a pending setting.
  * Inline, so a layer's stop is one function, as the manager's own is. */
