@@ -27,10 +27,15 @@ static int gptm_init(const utim_periph_t *p, unsigned clk, uint32_t div) {
   return 0;
 }
 
+/* Start only: a start after a stop would reload the count (no
+ * UTIM_CAP_STOP, see the header). */
 static int gptm_enable(const utim_periph_t *p, bool on) {
+  if (!on) {
+    return -ENOTSUP;
+  }
   utim_stellaris_gptm_regs_t *r = gptm_regs(p);
   uint32_t key = utim_port_lock();
-  r->ctl = on ? (r->ctl | UTIM_STELLARIS_GPTM_CTL_TAEN) : (r->ctl & ~UTIM_STELLARIS_GPTM_CTL_TAEN);
+  r->ctl = r->ctl | UTIM_STELLARIS_GPTM_CTL_TAEN;
   utim_port_unlock(key);
   return 0;
 }

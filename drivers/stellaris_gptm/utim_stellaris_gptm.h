@@ -17,10 +17,16 @@
  * @par What this driver exposes
  * - A 32-bit counter, up-counting view up = TAILR - TAR (0 right after the
  *   reload, TAILR just before the time-out), **0 channels**, the time-out
- *   as UTIM_EVT_OVF at the wrap of the view; UTIM_CAP_OVERFLOW, UTIM_CAP_STOP
- *   (TAEN), UTIM_CAP_TOP (TAILR: the counter runs 0 .. top, the time-out
- *   every top + 1 cycles; setting it stops, reloads and restarts the count).
+ *   as UTIM_EVT_OVF at the wrap of the view; UTIM_CAP_OVERFLOW,
+ *   UTIM_CAP_TOP (TAILR: the counter runs 0 .. top, the time-out every
+ *   top + 1 cycles; setting it stops, reloads and restarts the count).
  *   No UTIM_CAP_WRITE. UTIM_HPROP_OVF_PENDING reads TATORIS.
+ * - No UTIM_CAP_STOP: utim_stop() is refused (-ENOTSUP). Clearing TAEN
+ *   would stop the count, but setting it again reloads TAR from TAILR (in
+ *   QEMU's model and in the Stellaris datasheets' "counter values when the
+ *   timer is enabled"), so a stop could not keep the counter's value as
+ *   utim_stop() promises; the time-outs can be silenced with
+ *   utim_set_overflow_cb(p, NULL, NULL).
  * - Clock input: the system clock, divider 1.
  *
  * @par Under emulation (QEMU 7.2, -M lm3s6965evb; checked with a probe
@@ -91,7 +97,7 @@ _Static_assert(offsetof(utim_stellaris_gptm_regs_t, tar) == 0x48u, "GPTM: TAR at
 /** @brief Counter width in the 32-bit modes. */
 #define UTIM_STELLARIS_GPTM_WIDTH 32
 /** @brief Capability bits of a GPTM instance. */
-#define UTIM_STELLARIS_GPTM_CAPS (UTIM_CAP_OVERFLOW | UTIM_CAP_STOP | UTIM_CAP_TOP)
+#define UTIM_STELLARIS_GPTM_CAPS (UTIM_CAP_OVERFLOW | UTIM_CAP_TOP)
 
 /** @brief Device configuration of a GPTM instance (const, in flash). */
 typedef struct utim_stellaris_gptm_cfg {
