@@ -169,13 +169,18 @@ const utim_driver_t utim_stm32_gptim_driver = {
 void utim_stm32_gptim_isr(const utim_periph_t *p) {
   utim_stm32_gptim_regs_t *r = stm_cfg(p)->regs;
   /* Flags of disabled events belong to disarmed channels (the counter
-   * passes every CCRx once a wrap) or to a wrap nobody listens to. */
+   * passes every CCRx once a wrap) or to a wrap nobody listens to. Under
+   * the port lock: DIER is shared with set_channel() and set_property(),
+   * whose read-modify-writes take it, so an interrupt of a higher priority
+   * arming this timer cannot have its change written over here. */
+  const uint32_t key = utim_port_lock();
   const uint32_t dier = r->dier;
   const uint32_t flags = r->sr & dier & (UTIM_STM32_GPTIM_UIF | UTIM_STM32_GPTIM_CCIF_ALL);
   const uint32_t matched = flags & UTIM_STM32_GPTIM_CCIF_ALL;
   uint32_t events = 0u;
 
   if (flags == 0u) {
+    utim_port_unlock(key);
     return;
   }
   /* Disable before clearing: a one-shot must not match again a wrap later. */
@@ -184,6 +189,7 @@ void utim_stm32_gptim_isr(const utim_periph_t *p) {
   /* Read back so the clear reached the peripheral before the handler
    * returns; a line still high would re-enter the handler. */
   (void)r->sr;
+  utim_port_unlock(key);
   for (unsigned ch = 0u; ch < UTIM_STM32_GPTIM_CHANNELS; ch++) {
     if ((matched & UTIM_STM32_GPTIM_CCIF(ch)) != 0u) {
       events |= UTIM_EVT_CH(ch);
