@@ -114,8 +114,7 @@ static void wait_timer_thread(void) {
  * when the manager serves that moment (on a ticked manager, at its tick). */
 typedef struct wake {
   utim_tm_timer_t t;
-  sem_t sem;
-  _Atomic bool woke;
+  sem_t sem; /* posted once, by the one-shot's callback */
 } wake_t;
 
 // cppcheck-suppress constParameterCallback ; the signature is utim_tm_cb_t
@@ -123,7 +122,6 @@ static void on_wake(utim_tm_t *tm, utim_tm_timer_t *t, void *arg) {
   (void)tm;
   (void)t;
   wake_t *w = arg;
-  atomic_store_explicit(&w->woke, true, memory_order_release);
   (void)sem_post(&w->sem);
 }
 
@@ -164,7 +162,6 @@ static int b_block_until(void *ctx, utim_tm_t *tm, uint64_t deadline) {
   if (sem_init(&w.sem, 0, 0u) != 0) {
     return -errno;
   }
-  atomic_init(&w.woke, false);
   utim_tm_timer_init(&w.t, on_wake, &w);
   int rc = utim_tm_start_at(tm, &w.t, deadline, 0u);
   /* Precisely to the deadline on the manager's time, then the wake-up's
@@ -175,8 +172,8 @@ static int b_block_until(void *ctx, utim_tm_t *tm, uint64_t deadline) {
   }
   if (rc == 0) {
     native_irq_service();
-    while (!atomic_load_explicit(&w.woke, memory_order_acquire)) {
-      (void)sem_wait(&w.sem); /* EINTR: look again */
+    while (sem_wait(&w.sem) != 0) {
+      /* EINTR: wait again */
     }
   }
   /* Not pending once woken; after an error it must not stay on the wheel. */
