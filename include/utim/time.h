@@ -390,10 +390,13 @@ int utim_sleeper_for(utim_sleeper_t *s, utim_ns_t duration, utim_sleep_result_t 
 
 /**
  * @brief Learn the margin now: @p n coarse sleeps of @p probe ns (no spin),
- *        whose oversleeps fill the window; the margin is then set at once to
- *        their percentile plus headroom (clamped). The statistics are not
- *        touched. Useful at start, since sleeps shorter than the margin never
- *        teach it anything, and after a change of scheduling policy.
+ *        whose oversleeps replace the window's history; the margin is then set
+ *        at once to their percentile plus headroom (clamped). When every probe
+ *        is interrupted nothing changes; when the coarse sleep fails, the
+ *        margin is kept and the window holds the probes taken before. The
+ *        statistics are not touched. Useful at start, since sleeps shorter
+ *        than the margin never teach it anything, and after a change of
+ *        scheduling policy.
  * @retval 0 success
  * @retval -EINVAL @p s is NULL or not initialised, @p n is 0 or @p probe <= 0
  * @retval -ENOTSUP the platform has no coarse sleep (or it failed with this)

@@ -402,6 +402,10 @@ int utim_sleeper_for(utim_sleeper_t *s, utim_ns_t duration, utim_sleep_result_t 
  * Sleeps shorter than the margin never use the coarse sleep, so they never
  * teach the margin anything: a sleeper whose callers only sleep briefly
  * would keep its initial guess for ever. Probing once fills the window.
+ * The probes replace the window's history (they used to join it, and fewer
+ * than UTIM_SLEEP_WINDOW of them were outvoted by the samples from before a
+ * change of scheduling policy). No copy of the history is kept to put back
+ * (the window is 256 bytes, too much for a small stack).
  */
 int utim_sleeper_calibrate(utim_sleeper_t *s, unsigned n, utim_ns_t probe) {
   if (s == NULL || s->ops == NULL || s->ops->now == NULL || n == 0u || probe <= 0) {
@@ -419,6 +423,10 @@ int utim_sleeper_calibrate(utim_sleeper_t *s, unsigned n, utim_ns_t probe) {
       return rc;
     }
     if (t >= target) {
+      if (got == 0u) {
+        s->wcount = 0u; /* the first probe that teaches ends the history */
+        s->whead = 0u;
+      }
       window_push(s, t - target);
       got++;
     }

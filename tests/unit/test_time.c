@@ -678,6 +678,15 @@ static void t_sleep_calibrate(void *arg) {
   fk.rc = -ENOTSUP;
   TH_EQ(utim_sleeper_calibrate(&s, 4u, 20000), -ENOTSUP);
   fk.rc = 0;
+  TH_EQ(s.wcount, 9); /* a failed call keeps the history */
+  TH_EQ(s.margin, 32000);
+  /* After a change of scheduling the probes replace the history: 4 probes
+   * of 5 us oversleep are not outvoted by the 9 older samples of 30 us
+   * (they were: the margin stayed at 32 us). */
+  fk.oversleep = 5000;
+  TH_EQ(utim_sleeper_calibrate(&s, 4u, 20000), 0);
+  TH_EQ(s.wcount, 4);
+  TH_EQ(s.margin, 7000);
   TH_EQ(utim_sleeper_calibrate(&s, 0u, 20000), -EINVAL);
   TH_EQ(utim_sleeper_calibrate(&s, 1u, 0), -EINVAL);
   TH_EQ(utim_sleeper_calibrate(NULL, 1u, 1), -EINVAL);
