@@ -74,11 +74,17 @@ typedef struct native_tsc_info_s {
 
 /** @brief How the interrupt thread runs (SCHED_FIFO and mlockall where permitted). */
 typedef struct native_irq_info_s {
-  bool running;   /**< the interrupt thread was started */
+  /**
+   * @brief The interrupt thread was started. A child of fork() starts one of
+   *        its own (the forking thread is its only thread), not under
+   *        ThreadSanitizer, which ends a forked child that starts a thread:
+   *        there it is false in the child and its alarms do not fire.
+   */
+  bool running;
   int policy;     /**< its scheduling policy (SCHED_FIFO, or SCHED_OTHER after a fallback) */
   int priority;   /**< its static priority (0 for SCHED_OTHER) */
   int fifo_error; /**< 0, or the errno that refused SCHED_FIFO */
-  bool mlocked;   /**< mlockall(MCL_CURRENT | MCL_FUTURE) succeeded */
+  bool mlocked;   /**< mlockall(MCL_CURRENT | MCL_FUTURE) succeeded (false in a child of fork()) */
   /**
    * @brief 0, or the errno mlockall() returned; ENOTSUP when it was not tried
    *        because the program runs under AddressSanitizer or ThreadSanitizer

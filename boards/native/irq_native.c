@@ -53,6 +53,15 @@
 #define NATIVE_SANITIZER 1
 #endif
 #endif
+/* ThreadSanitizer ends a child of a multi-threaded fork() that starts a
+ * thread ("not supported"): there, a child gets no interrupt thread. */
+#if defined(__SANITIZE_THREAD__)
+#define NATIVE_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define NATIVE_TSAN 1
+#endif
+#endif
 
 static const utim_periph_t *const *g_alarms;
 /* Atomic: set before the interrupt thread starts, read by other threads. */
@@ -156,14 +165,7 @@ static void lock_memory(void) {
 #endif
 }
 
-void native_irq_start(const utim_periph_t *const *alarms, unsigned n) {
-  for (unsigned i = 0; i < n; i++) {
-    utim_native_alarm_attach(alarms[i], &g_line);
-  }
-  g_alarms = alarms;
-  atomic_store_explicit(&g_nalarms, n, memory_order_release);
-  lock_memory();
-
+static void spawn(void) {
   pthread_attr_t attr;
   struct sched_param sp = {.sched_priority = NATIVE_IRQ_PRIORITY};
   (void)pthread_attr_init(&attr);
@@ -183,10 +185,43 @@ void native_irq_start(const utim_periph_t *const *alarms, unsigned n) {
     g_info.policy = SCHED_OTHER;
     g_info.priority = 0;
   }
+  g_info.running = rc == 0;
   if (rc == 0) {
-    g_info.running = true;
     (void)pthread_setname_np(g_thread, "utim-irq");
   }
+}
+
+/*
+ * fork(): the child has the forking thread only, so without a thread of its
+ * own its alarms would never fire (and native_irq_pin() would move the
+ * parent's thread). The port's child handler, registered before this one
+ * (native_irq_start() attaches the alarms under the port lock first), has
+ * given the child a fresh port lock. Memory locks are not inherited, and
+ * are not taken again: mlockall() in a child would copy every shared page.
+ * (pthread_create() in a fork handler: glibc supports it, POSIX only
+ * promises async-signal-safe calls in the child of a multi-threaded
+ * process. Under ThreadSanitizer the child gets no thread, see NATIVE_TSAN.)
+ */
+static void fork_child(void) {
+  g_info.mlocked = false;
+#ifdef NATIVE_TSAN
+  g_info.running = false;
+#else
+  if (g_info.running) {
+    spawn();
+  }
+#endif
+}
+
+void native_irq_start(const utim_periph_t *const *alarms, unsigned n) {
+  for (unsigned i = 0; i < n; i++) {
+    utim_native_alarm_attach(alarms[i], &g_line);
+  }
+  g_alarms = alarms;
+  atomic_store_explicit(&g_nalarms, n, memory_order_release);
+  lock_memory();
+  spawn();
+  (void)pthread_atfork(NULL, NULL, fork_child);
 }
 
 int64_t native_irq_deadline_wake_ns(void) {

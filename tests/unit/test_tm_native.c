@@ -5,8 +5,9 @@
  *        machine runs the interrupt thread (never early, exactly once per
  *        one-shot, nothing after a stop returns, periodic callbacks never
  *        before their grid point and never more than the grid points that
- *        passed, a restart from the timer's own callback, task delays).
- *        Lateness is measured by utim-bench, not asserted here.
+ *        passed, a restart from the timer's own callback, task delays), and
+ *        in a child of fork(). Lateness is measured by utim-bench, not
+ *        asserted here.
  *
  * The callbacks run on the board's interrupt thread with the port lock
  * held; what they record is read by the test thread under the same lock.
@@ -16,7 +17,11 @@
 #endif
 
 #include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "board_native.h"
 #include "harness.h"
@@ -199,11 +204,70 @@ static void t_ticked(void *arg) {
   run_mode(UTIM_TM_TICKED);
 }
 
+/* In a child of fork(), a timer started on the manager the parent set up
+ * fires: the child has only the forking thread, and the board gives it an
+ * interrupt thread of its own (it had none, and the child's alarms never
+ * fired). The child reports by its exit status: 0 fired, 1 not within 2 s,
+ * 2 the start was refused. */
+static volatile sig_atomic_t child_fired;
+
+static void child_cb(utim_tm_t *m, utim_tm_timer_t *t, void *arg) {
+  (void)m;
+  (void)t;
+  (void)arg;
+  child_fired = 1;
+}
+
+#if defined(__SANITIZE_THREAD__)
+#define TEST_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define TEST_TSAN 1
+#endif
+#endif
+
+static void t_fork(void *arg) {
+  (void)arg;
+#ifdef TEST_TSAN
+  th_skip("ThreadSanitizer ends a forked child that starts a thread: the child has no interrupt "
+          "thread there (board_native.h)");
+  return;
+#endif
+  const utim_periph_t *p = utim_by_name("NATIVE_ALARM");
+  if (!TH_CHECK(p != NULL) || !TH_EQ(utim_closest_freq(p, 1000000u, UTIM_CLOCK_DEFAULT, &hz), 0) ||
+      !TH_EQ(utim_init(p, hz, UTIM_CLOCK_DEFAULT), 0) || !TH_EQ(utim_start(p), 0) ||
+      !TH_EQ(utim_tm_init(&tm, p, 0, UTIM_TM_TICKLESS, 0u), 0)) {
+    return;
+  }
+  static utim_tm_timer_t t;
+  utim_tm_timer_init(&t, child_cb, NULL);
+  (void)fflush(NULL);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    if (utim_tm_start(&tm, &t, ms_ticks(2), 0u) != 0) {
+      _exit(2);
+    }
+    for (unsigned waited = 0; waited < 2000u && child_fired == 0; waited++) {
+      sleep_ms(1);
+    }
+    _exit(child_fired != 0 ? 0 : 1);
+  }
+  if (TH_CHECK(pid > 0)) {
+    int status = -1;
+    TH_EQ(waitpid(pid, &status, 0), pid);
+    TH_CHECKF(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+              "the child's timer: exit status %d (1: did not fire within 2 s, 2: start refused)",
+              WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+  }
+  TH_EQ(utim_tm_deinit(&tm), 0);
+}
+
 int main(void) {
   th_set_putc(th_stdio_putc);
   native_board_init();
   th_printf("TAP version 13\n");
   th_run("time manager on NATIVE_ALARM, tickless", t_tickless, NULL);
   th_run("time manager on NATIVE_ALARM, ticked (1 ms)", t_ticked, NULL);
+  th_run("time manager on NATIVE_ALARM in a child of fork()", t_fork, NULL);
   return th_finish();
 }
