@@ -249,7 +249,12 @@ void utim_nrf51_timer_isr(const utim_periph_t *p) {
   const utim_nrf51_timer_cfg_t *cfg = nrf_cfg(p);
   utim_nrf51_timer_regs_t *r = cfg->regs;
   /* Flags of disabled channels belong to disarmed settings (or to the
-   * capture register) and are not reported. */
+   * capture register) and are not reported. Under the port lock from the
+   * INTEN read to the clears, as set_channel() (called under it) and
+   * set_property() run: an interrupt of a higher priority re-arming a
+   * channel between them would otherwise have its new INTEN bit cleared and
+   * its setting reported as matched, early and then never again. */
+  const uint32_t key = utim_port_lock();
   uint32_t inten = r->intenset;
   uint32_t off = 0u;
   uint32_t events = 0u;
@@ -269,6 +274,7 @@ void utim_nrf51_timer_isr(const utim_periph_t *p) {
     }
   }
   if (events == 0u) {
+    utim_port_unlock(key);
     return;
   }
   /* Disable before clearing: a one-shot must not match again a wrap later. */
@@ -281,5 +287,5 @@ void utim_nrf51_timer_isr(const utim_periph_t *p) {
   /* Read back so the clears reached the peripheral before the handler
    * returns; a level line still high would re-enter the handler. */
   (void)r->events_compare[0];
-  utim_core_event(p, events);
+  utim_core_event_unlock(p, events, key);
 }

@@ -157,6 +157,10 @@ void utim_riscv_mtimer_isr(const utim_periph_t *p) {
   if (!mt_mtie_on()) {
     return;
   }
+  /* Under the port lock until the report, as driver.h asks (this core's
+   * trap entry masks interrupts anyway; a handler that re-enabled them
+   * must not let an arming fall between the check and the report). */
+  const uint32_t key = utim_port_lock();
   if (c->ram->wrap != 0u) {
     /* The last value before the wrap: one tick on, the real target is ahead
      * of the count and can be written (if it is already due, MTIP pends
@@ -165,12 +169,14 @@ void utim_riscv_mtimer_isr(const utim_periph_t *p) {
     }
     c->ram->wrap = 0u;
     mt_set_cmp(c->mtimecmp, c->ram->target);
+    utim_port_unlock(key);
     return;
   }
   if (mt_get(c->mtime) < mt_get(c->mtimecmp)) {
+    utim_port_unlock(key);
     return; /* re-armed further out since MTIP was taken */
   }
   /* One-shot: disarm first, which also lowers MTIP, then report. */
   mt_off(c);
-  utim_core_event(p, UTIM_EVT_CH(0));
+  utim_core_event_unlock(p, UTIM_EVT_CH(0), key);
 }

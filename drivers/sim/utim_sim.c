@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "sim_regs.h"
+#include "utim/port.h"
 #include "utim_sim.h"
 
 static const utim_sim_cfg_t *sim_cfg(const utim_periph_t *p) {
@@ -144,13 +145,16 @@ const utim_driver_t utim_sim_driver = {
     .set_property = sim_set_property,
 };
 
-/* The order of driver.h / the template: find the enabled flags, disable the
- * matched one-shot channels, clear the flags, then report. */
+/* The order of driver.h / the template: under the port lock, find the
+ * enabled flags, disable the matched one-shot channels, clear the flags,
+ * then report and unlock. */
 void utim_sim_isr(const void *periph) {
   const utim_periph_t *p = periph;
   unsigned t = sim_timer(p);
+  const uint32_t key = utim_port_lock();
   uint32_t ev = (uint32_t)(sim_bus_read(t, SIM_REG_EVENTS) & sim_bus_read(t, SIM_REG_INTEN));
   if (ev == 0u) {
+    utim_port_unlock(key);
     return;
   }
   /* Every armed channel is a one-shot: left enabled, its compare would match
@@ -170,6 +174,8 @@ void utim_sim_isr(const void *periph) {
     events |= UTIM_EVT_OVF;
   }
   if (events != 0u) {
-    utim_core_event(p, events);
+    utim_core_event_unlock(p, events, key);
+  } else {
+    utim_port_unlock(key);
   }
 }

@@ -172,7 +172,10 @@ void utim_stm32_gptim_isr(const utim_periph_t *p) {
    * passes every CCRx once a wrap) or to a wrap nobody listens to. Under
    * the port lock: DIER is shared with set_channel() and set_property(),
    * whose read-modify-writes take it, so an interrupt of a higher priority
-   * arming this timer cannot have its change written over here. */
+   * arming this timer cannot have its change written over here; held until
+   * the report (utim_core_event_unlock()), so that no such arming falls
+   * between the clear and the report either, where it was taken for the
+   * old match. */
   const uint32_t key = utim_port_lock();
   const uint32_t dier = r->dier;
   const uint32_t flags = r->sr & dier & (UTIM_STM32_GPTIM_UIF | UTIM_STM32_GPTIM_CCIF_ALL);
@@ -189,7 +192,6 @@ void utim_stm32_gptim_isr(const utim_periph_t *p) {
   /* Read back so the clear reached the peripheral before the handler
    * returns; a line still high would re-enter the handler. */
   (void)r->sr;
-  utim_port_unlock(key);
   for (unsigned ch = 0u; ch < UTIM_STM32_GPTIM_CHANNELS; ch++) {
     if ((matched & UTIM_STM32_GPTIM_CCIF(ch)) != 0u) {
       events |= UTIM_EVT_CH(ch);
@@ -198,5 +200,5 @@ void utim_stm32_gptim_isr(const utim_periph_t *p) {
   if ((flags & UTIM_STM32_GPTIM_UIF) != 0u) {
     events |= UTIM_EVT_OVF;
   }
-  utim_core_event(p, events);
+  utim_core_event_unlock(p, events, key);
 }

@@ -24,6 +24,8 @@
 
 #include <errno.h>
 
+#include "utim/port.h"
+
 /* The core hands drivers the common head; the driver's own configuration
  * starts with it, so this cast recovers the full configuration. */
 static const utim_template_cfg_t *tpl_cfg(const utim_periph_t *p) {
@@ -195,12 +197,18 @@ const utim_driver_t utim_template_driver = {
 };
 
 /*
- * The interrupt handler: find the enabled events, make the matched channels
- * one-shot by disabling them, clear the flags, then report to the core in
- * the core's event bits. It never calls a user callback itself.
+ * The interrupt handler: under the port lock, find the enabled events, make
+ * the matched channels one-shot by disabling them, clear the flags, then
+ * report to the core in the core's event bits and unlock. It never calls a
+ * user callback itself.
  */
 void utim_template_isr(const utim_periph_t *p) {
   utim_template_regs_t *r = tpl_regs(p);
+  /* Under the port lock until the report: an interrupt of a higher priority
+   * that arms a channel between the read of the flags and the report would
+   * have its enable cleared below and its new setting taken for the old
+   * match (utim_core_event_unlock()). */
+  const uint32_t key = utim_port_lock();
   /* A flag whose interrupt is disabled belongs to a disarmed channel (or a
    * wrap nobody listens to) and must not be reported. */
   const uint32_t flags = r->isr & r->ien;
@@ -208,6 +216,7 @@ void utim_template_isr(const utim_periph_t *p) {
   uint32_t events = 0u;
 
   if (flags == 0u) {
+    utim_port_unlock(key);
     return;
   }
   /* Disable before clearing: a one-shot channel must not fire again on the
@@ -227,5 +236,5 @@ void utim_template_isr(const utim_periph_t *p) {
   if ((flags & UTIM_TEMPLATE_IRQ_UF) != 0u) {
     events |= UTIM_EVT_OVF;
   }
-  utim_core_event(p, events);
+  utim_core_event_unlock(p, events, key);
 }

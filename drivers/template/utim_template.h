@@ -7,7 +7,7 @@
  * in utim_template.c is real code against a real register map, showing
  * every part of the contract of utim/driver.h: raw ticks, the down-to-up
  * conversion, the set_channel ordering, and the interrupt handler reporting
- * to utim_core_event().
+ * to utim_core_event_unlock() under the port lock.
  *
  * @par The TPL timer peripheral
  * A 32-bit (TPL32) or 16-bit (TPL16) **down**-counter with four compare

@@ -7,7 +7,8 @@
  * 2^width - 1 and wrapping to 0. Down-counting hardware converts to this view
  * inside its driver, once. A driver knows nothing of time units, boards or
  * who owns a callback: its interrupt handler reports events to the core with
- * utim_core_event() and the core does everything else.
+ * utim_core_event_unlock() (or utim_core_event()) and the core does
+ * everything else.
  *
  * Sizes on a 32-bit target: utim_driver_t is 7 pointers (28 bytes),
  * utim_periph_t is 12 bytes. Both are checked at build time for Cortex-M4.
@@ -277,12 +278,30 @@ struct utim_periph {
 /** @} */
 
 /**
- * @brief Report hardware events to the core. Called by driver interrupt
- *        handlers (and virtual drivers), after the hardware flags were cleared.
+ * @brief Report hardware events to the core. Called by virtual drivers and
+ *        handlers of events no caller arms (a wrap), after the hardware
+ *        flags were cleared; takes the port lock. A handler of compare
+ *        channels uses utim_core_event_unlock() instead.
  * @param p      the instance
  * @param events UTIM_EVT_CH() and UTIM_EVT_OVF bits
  */
 void utim_core_event(const utim_periph_t *p, uint32_t events);
+
+/**
+ * @brief utim_core_event() for a handler that holds the port lock from its
+ *        read of the flags on: reports @p events under that same lock and
+ *        releases it (@p key from utim_port_lock()); the callbacks run after
+ *        the release. The order of a compare channel's handler: lock, read
+ *        the enabled flags, disable the matched one-shot channels, clear the
+ *        flags, then this. No arming from an interrupt of a higher priority
+ *        can then fall between the read and the report, where its enable
+ *        was cleared and its new setting taken for the old match (the
+ *        callback ran early, the setting never fired).
+ * @param p      the instance
+ * @param events UTIM_EVT_CH() and UTIM_EVT_OVF bits
+ * @param key    what utim_port_lock() returned
+ */
+void utim_core_event_unlock(const utim_periph_t *p, uint32_t events, uint32_t key);
 
 /** @brief A board: its instances, by index. */
 typedef struct utim_board {

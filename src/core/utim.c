@@ -162,8 +162,11 @@ void utim__reset_state(const utim_periph_t *p) {
 /* ---- interrupt entry ----------------------------------------------------- */
 
 void utim_core_event(const utim_periph_t *p, uint32_t events) {
+  utim_core_event_unlock(p, events, utim_port_lock());
+}
+
+void utim_core_event_unlock(const utim_periph_t *p, uint32_t events, uint32_t key) {
   utim_state_t *st = state_of(p);
-  uint32_t key = utim_port_lock();
   /*
    * A match reported for a channel that is no longer armed is stale: it was
    * cleared or re-armed after the hardware flagged it but before this ran.
