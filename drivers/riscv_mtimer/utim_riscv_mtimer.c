@@ -78,14 +78,19 @@ static void mt_off(const utim_riscv_mtimer_cfg_t *c) {
 }
 
 /* Arm for ram->target, with interrupts locked. A target numerically below
- * mtime is either due (modular distance back below half the range: MTIP
- * pends at once, late but never lost) or beyond the wrap: then the first
- * step waits for the last value before it (see utim_riscv_mtimer.h). */
-static void mt_arm(const utim_riscv_mtimer_cfg_t *c) {
+ * mtime is either beyond the wrap (the first step then waits for the last
+ * value before it, see utim_riscv_mtimer.h) or already passed. set_channel()
+ * is given targets up to 2^64 - 1 ticks ahead (utim_set_rel() accepts any
+ * distance up to utim_max()), and the core itself delivers a target the
+ * counter reached during the call (driver.h), so from there (@p passed_due
+ * false) every such target lies beyond the wrap. A re-arm after a write
+ * (@p passed_due true) takes a target less than half the range behind as
+ * due: MTIP pends at once, late but never lost. */
+static void mt_arm(const utim_riscv_mtimer_cfg_t *c, bool passed_due) {
   mt_mtie(false);
   const uint64_t target = c->ram->target;
   const uint64_t now = mt_get(c->mtime);
-  const bool beyond_wrap = target < now && now - target >= (UINT64_C(1) << 63);
+  const bool beyond_wrap = target < now && (!passed_due || now - target >= (UINT64_C(1) << 63));
   c->ram->wrap = beyond_wrap ? 1u : 0u;
   mt_set_cmp(c->mtimecmp, beyond_wrap ? UTIM_RISCV_MTIMER_OFF : target);
   mt_mtie(true);
@@ -120,7 +125,7 @@ static int mt_write(const utim_periph_t *p, uint64_t value) {
   mt_mtie(false);
   mt_set_time(c->mtime, value);
   if (armed) {
-    mt_arm(c);
+    mt_arm(c, true);
   }
   utim_port_unlock(key);
   return 0;
@@ -133,7 +138,7 @@ static void mt_set_channel(const utim_periph_t *p, unsigned ch, utim_ch_mode_t m
   uint32_t key = utim_port_lock();
   if (mode == UTIM_CH_ONESHOT) {
     c->ram->target = value;
-    mt_arm(c);
+    mt_arm(c, false);
   } else {
     mt_off(c);
   }

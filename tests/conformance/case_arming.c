@@ -225,3 +225,33 @@ void ct_case_abs_late(const utim_periph_t *p) {
     }
   }
 }
+
+/* Relative settings more than half the range ahead, up to utim_max(): the
+ * target is numerically behind the counter (past the wrap), and is not due
+ * (the RISC-V machine timer took such a target for a passed one and fired
+ * at once). Nothing may fire within a quarter of the range, and the
+ * channel then takes a near setting as usual. */
+void ct_case_rel_far(const utim_periph_t *p) {
+  if (!ct_begin_channels(p)) {
+    return;
+  }
+  const uint64_t max = utim_max(p);
+  const uint64_t far[] = {max, max - 10u, max / 2u + 1u};
+  const uint64_t wait = ct_min64(2000u, max / 4u);
+  const uint64_t md = ct_md(p);
+  for (unsigned i = 0; i < sizeof far / sizeof far[0]; i++) {
+    th_context("%s set_rel(0x%llx)", utim_name(p), (unsigned long long)far[i]);
+    ct_ev_reset();
+    const uint64_t s = utim_read(p);
+    TH_EQ(utim_set_rel(p, 0, far[i]), 0);
+    tb_wait_ticks(p, wait);
+    TH_CHECKF(ct_count() == 0u, "fired %llu ticks after the call",
+              ct_count() != 0u ? (unsigned long long)ct_dist(p, s, ct_event(0).at) : 0ull);
+    TH_EQ(utim_clear(p, 0), 0);
+  }
+  th_context("%s", utim_name(p));
+  ct_ev_reset();
+  TH_EQ(utim_set_rel(p, 0, md + 20u), 0);
+  tb_wait_ticks(p, md + 20u + ct_lat(p) + 2u);
+  TH_EQ(ct_count(), 1);
+}

@@ -36,6 +36,7 @@
   X(ct_case_replace, "re-arm replaces")                                                            \
   X(ct_case_rel, "relative 0..15")                                                                 \
   X(ct_case_abs_late, "absolute late")                                                             \
+  X(ct_case_rel_far, "relative, far")                                                              \
   X(ct_case_overflow, "overflow")                                                                  \
   X(ct_case_mask, "mask and pending")                                                              \
   X(ct_case_top, "top (reload) and overflow pending")                                              \
