@@ -352,9 +352,13 @@ static void run_delays(const cm_opts_t *o, cm_report_t *r, samples_t *s, uint64_
       put(s, R_DELAY_CMSIS, (double)(ret - dl));
     }
     /* The same through the precise sleep directly, on the port's time line
-     * (utim_now()), the clock deadline mapped onto it through a pair of reads. */
+     * (utim_now()), the clock deadline mapped onto it through a pair of reads,
+     * the clock's first: a stall between the two then makes the offset larger
+     * (the sleep ends later), never smaller (it made the sleep end before the
+     * clock deadline, and a correct sleep was counted early). */
     const int64_t target = clock_ns() + (int64_t)n * (int64_t)ratio * g.tick_ns;
-    const utim_ns_t off = utim_port_now_ns() - clock_ns();
+    const int64_t clock_then = clock_ns();
+    const utim_ns_t off = utim_port_now_ns() - clock_then;
     (void)utim_sleep_until(target + off);
     const int64_t ret2 = clock_ns();
     if (ret2 < target) {

@@ -47,7 +47,9 @@ static _Thread_local bool slow_on;       /* slow_clock runs at half speed */
 static _Thread_local clockid_t slow_clock;
 static _Thread_local int64_t slow_base; /* from this value of it on */
 static _Thread_local bool calfail;      /* make the CPU counter's calibration fail */
+/* The first read of the probe's first sample; until it is known, the read before. */
 static _Thread_local int64_t calfail_first;
+static _Thread_local int64_t calfail_prev;
 static _Thread_local bool calfail_late; /* a read past the measurement window was seen */
 static _Thread_local int calfail_back;  /* reads sent back */
 static _Thread_local bool sleep_trap;   /* the next nanosleep() jumps to sleep_jb */
@@ -99,13 +101,21 @@ int __wrap_clock_gettime(clockid_t id, struct timespec *ts) {
     /*
      * The board's probe of the counter: a sample (16 reads), a wait until
      * 20 ms past it (reads followed by nanosleep()), a second sample. A
-     * read 20 ms past the first one not followed by a sleep ended the wait:
-     * the reads after it (the second sample) go back 1 s, so the measured
-     * rate is not positive and calibrating the counter fails.
+     * read 20 ms past the first sample not followed by a sleep ended the
+     * wait: the reads after it (the second sample) go back 1 s, so the
+     * measured rate is not positive and calibrating the counter fails.
+     * The first sample starts at the first of two reads less than 1 ms
+     * apart: the clock source's presence check reads the clock once before
+     * it, and a thread held off 20 ms after that read (a loaded machine)
+     * had the fault fire inside the first sample, so both samples went
+     * back and the calibration succeeded.
      */
     int64_t v = (int64_t)ts->tv_sec * UTIM_NS_PER_S + ts->tv_nsec;
     if (calfail_first == 0) {
-      calfail_first = v;
+      if (calfail_prev != 0 && v - calfail_prev < UTIM_NS_PER_MS) {
+        calfail_first = calfail_prev;
+      }
+      calfail_prev = v;
     } else if (v - calfail_first >= 20 * UTIM_NS_PER_MS) {
       if (calfail_late) {
         ts->tv_sec -= 1;
