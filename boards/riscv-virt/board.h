@@ -14,9 +14,10 @@
  * Clocks: mtime counts the platform timebase, 10 MHz on virt
  * (RISCV_ACLINT_DEFAULT_TIMEBASE_FREQ), from QEMU's virtual clock, so runs
  * under -icount are deterministic. mcycle counts the hart's clock, which
- * QEMU defines only under -icount: one instruction per 2^N ns, so
- * RISCV_VIRT_CORE_HZ follows the build's UTIM_QEMU_ICOUNT_SHIFT (1 GHz at
- * shift 0). Console: the NS16550A UART at
+ * QEMU defines only under -icount: QEMU 7.2 reads it as the virtual time in
+ * ns (target/riscv/csr.c, get_ticks(): icount_get()), so RISCV_VIRT_CORE_HZ
+ * is 1 GHz whatever the -icount shift (at shift N one instruction advances
+ * it by 2^N). Console: the NS16550A UART at
  * 0x10000000. A run ends through the SiFive test device at 0x100000
  * (mcu_exit()).
  */
@@ -38,12 +39,8 @@ enum riscv_virt_timer_index {
 
 /** @brief The ACLINT MTIMER's timebase on QEMU's virt machine, Hz. */
 #define RISCV_VIRT_TIMEBASE_HZ 10000000u
-#ifndef UTIM_QEMU_ICOUNT_SHIFT
-/** @brief The -icount shift QEMU runs with (set by the build; 0 when not). */
-#define UTIM_QEMU_ICOUNT_SHIFT 0
-#endif
-/** @brief The hart's clock (mcycle) under QEMU -icount shift=N: 10^9 / 2^N Hz. */
-#define RISCV_VIRT_CORE_HZ (1000000000u >> (UTIM_QEMU_ICOUNT_SHIFT))
+/** @brief The hart's clock (mcycle) under QEMU -icount: virtual ns, 10^9 Hz at every shift. */
+#define RISCV_VIRT_CORE_HZ 1000000000u
 /** @brief CLINT base of QEMU's virt machine. */
 #define RISCV_VIRT_CLINT_BASE 0x02000000u
 /** @brief Hart 0's mtimecmp (CLINT + 0x4000). */
