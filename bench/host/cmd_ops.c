@@ -86,7 +86,8 @@ static const bench_cli_t ops_cli = {
                  "{\"benchmark\":\"ops\",\"machine\":{...},\"rows\":[{\"name\",\"api\",\n"
                  "\"instance\",\"driver\",\"ns\",\"tsc_ticks\",\"instructions\",\n"
                  "\"extra_instructions\"}]}; name is read|write|set|clear, api is\n"
-                 "uapi|hapi (the NOP driver's rows have driver \"nop\"), instance is\n"
+                 "uapi|hapi|riot (the NOP driver's rows have driver \"nop\"; riot:\n"
+                 "RIOT's periph_timer on the sim driver, read|set|clear), instance is\n"
                  "compile-time|run-time; values that were not measured are null\n"
                  "(instructions without valgrind, tsc_ticks without a TSC,\n"
                  "extra_instructions on hapi rows, which are the reference)",

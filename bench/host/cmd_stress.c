@@ -94,9 +94,10 @@ static const bench_opt_t st_opt_table[] = {
                "print the tables every N seconds on real time (default 30),\n"
                "every N operations on virtual time (default 100000); 0: only\n"
                "at the end"),
-    BENCH_UINT("--limit", st_opts_t, limit, 2u, 1000000000u,
+    BENCH_UINT("--limit", st_opts_t, limit, 4u, 1000000000u,
                "longest interval in ticks of the timer under test (default:\n"
-               "4096 on sim, 1024 on native; at most half the counter's range)"),
+               "4096 on sim, 1024 on native; at least 4 on sim, 8 on native;\n"
+               "at most half the counter's range)"),
 };
 
 static const bench_cli_t st_cli = {
@@ -438,6 +439,13 @@ int bench_cmd_stress(int argc, char **argv) {
     bench_output_discard(&out);
     return bench_cmd_helper_exec(argc, argv);
 #endif
+  }
+  if (o.limit != 0u && o.limit < bench_stress_board.min_abs) {
+    bench_output_discard(&out);
+    return bench_usage_error(BENCH_PROG " stress",
+                             "option '--limit' needs at least %llu on board %s (its shortest "
+                             "interval), got '%lu'",
+                             (unsigned long long)bench_stress_board.min_abs, board, o.limit);
   }
   if (o.report_every == ~0ul) {
     o.report_every = bench_stress_board.virtual_time ? ST_DEFAULT_RE_OP : ST_DEFAULT_RE_S;

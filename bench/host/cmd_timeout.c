@@ -44,15 +44,19 @@ static void to_describe(FILE *f) {
 
 static const char *const board_words[] = {"native", "sim", NULL};
 
+/* The sim board (the helper program) has its own --samples: its help says which. */
+// clang-format off
+#define TO_SAMPLES_HELP                                                       \
+  "timeouts per row, every size (default " BENCH_STR(TO_DEFAULT_SAMPLES) "\n" \
+  "from 10 us to 1 s; " BENCH_STR(TO_LONG_SAMPLES) " with --long); with\n"    \
+  "--board sim, see '" BENCH_PROG " timeout --board sim --help'"
+// clang-format on
+
 static const bench_opt_t to_opts[] = {
     BENCH_WORD("--board", "BOARD", bench_to_opts_t, board, board_words,
                "native (default: the alarm and cyclictest) or sim (the\n"
                "frequency x timeout matrix in virtual time, uAPI and hAPI)"),
-    BENCH_UINT(
-        "--samples", bench_to_opts_t, fixed, 1u, 1000000u,
-        "timeouts per row, every size (default " BENCH_STR(
-            TO_DEFAULT_SAMPLES) "\nfrom 10 us to 1 s; " BENCH_STR(TO_LONG_SAMPLES) " with "
-                                                                                   "--long)"),
+    BENCH_UINT("--samples", bench_to_opts_t, fixed, 1u, 1000000u, TO_SAMPLES_HELP),
     BENCH_FLAG("--long", bench_to_opts_t, lng, "the longer sample counts above"),
     BENCH_FLAG("--no-cyclictest", bench_to_opts_t, no_cyclictest, "do not run cyclictest"),
     BENCH_UINT("--histogram", bench_to_opts_t, histogram, 1u, 100000u,
@@ -86,17 +90,29 @@ void bench_to_note(bench_to_report_t *r, const char *fmt, ...) {
   }
 }
 
+/* Whether the command line asks for the sim board ("--board sim" or "--board=sim"). */
+static bool wants_sim(int argc, char **argv) {
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--board=sim") == 0 ||
+        (strcmp(argv[i], "--board") == 0 && i + 1 < argc && strcmp(argv[i + 1], "sim") == 0)) {
+      return true;
+    }
+  }
+  return false;
+}
+
 int bench_cmd_timeout(int argc, char **argv) {
+  if (wants_sim(argc, argv)) {
+    /* The sim board lives in the helper program, whose command has its own
+     * limits, defaults and --help: hand over before parsing, so that they
+     * are the ones that apply (arguments as given). */
+    return bench_cmd_helper_exec(argc, argv);
+  }
   bench_to_opts_t o = {0};
   bench_output_t out;
   int rc = bench_cli_parse(&to_cli, argc, argv, &o, &out);
   if (rc != BENCH_CLI_RUN) {
     return rc;
-  }
-  if (o.board != NULL && strcmp(o.board, "sim") == 0) {
-    /* The sim board lives in the helper program: hand over, arguments as given. */
-    bench_output_discard(&out);
-    return bench_cmd_helper_exec(argc, argv);
   }
   for (unsigned s = 0; s < BENCH_TO_NSIZES; s++) {
     o.samples[s] = o.fixed != 0u ? o.fixed : o.lng ? long_samples[s] : default_samples[s];

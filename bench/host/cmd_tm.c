@@ -88,7 +88,7 @@ static const bench_cli_t tm_cli = {
         "{\"benchmark\":\"tm\",\"machine\":{...},\"instance\":...,\"memory_floor\":[{"
         "\"n\",\"ns\",\"dependent_ns\",\"unlink_ns\",\"remove_ns\"}],\"cost\":[{\"workload\","
         "\"structure\",\"n\",\"start_ns\",\"stop_ns\",\"expiry_ns\",\"start_instr\","
-        "\"stop_instr\",\"expiry_instr\",\"ops\"}],\"ratios\":{...},\"targets\":[...],"
+        "\"stop_instr\",\"expiry_instr\",\"ops\"}],\"targets\":[...],"
         "\"fig3\":[{\"mode\",\"tasks\",\"instructions\"}],\"fig4\":[{\"tasks\","
         "\"period_ms\",\"ticked_ns\",\"tickless_ns\",\"factor\",...}]}; null where "
         "not measured",

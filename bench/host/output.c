@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -32,6 +33,46 @@ static FILE *open_out(const char *path, bool *created) {
     errno = e;
   }
   return f;
+}
+
+/* The files this run created and has not yet written: removed when a signal
+ * ends the run (Ctrl-C, kill), as a failed run removes them, so that no
+ * empty result is left behind for tools/report.py to read. */
+static const char *volatile unfinished[2];
+
+static void on_fatal_signal(int sig) {
+  for (size_t i = 0; i < sizeof unfinished / sizeof unfinished[0]; i++) {
+    if (unfinished[i] != NULL) {
+      (void)unlink(unfinished[i]);
+    }
+  }
+  (void)raise(sig); /* SA_RESETHAND: the default action, the usual exit status */
+}
+
+static void watch_unfinished(const bench_output_t *o) {
+  unfinished[0] = o->out_f != NULL && o->out_f != stdout && o->out_new ? o->out : NULL;
+  unfinished[1] = o->json_f != NULL && o->json_new ? o->json_out : NULL;
+  if (unfinished[0] == NULL && unfinished[1] == NULL) {
+    return;
+  }
+  static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_fatal_signal;
+  sa.sa_flags = (int)SA_RESETHAND;
+  (void)sigemptyset(&sa.sa_mask);
+  for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+    struct sigaction old;
+    /* A signal the caller ignores (nohup, a background job) stays ignored. */
+    if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN) {
+      (void)sigaction(sigs[i], &sa, NULL);
+    }
+  }
+}
+
+static void forget_unfinished(void) {
+  unfinished[0] = NULL;
+  unfinished[1] = NULL;
 }
 
 /* Closes @p f, removing @p path when this run created it. */
@@ -90,10 +131,12 @@ int bench_output_open(bench_output_t *o) {
       return 1;
     }
   }
+  watch_unfinished(o);
   return 0;
 }
 
 void bench_output_discard(bench_output_t *o) {
+  forget_unfinished();
   drop(&o->out_f, o->out, o->out_new);
   drop(&o->json_f, o->json_out, o->json_new);
 }
@@ -117,8 +160,12 @@ static void write_json(FILE *f, const bench_writer_t *wr, const bench_machine_t 
 static int write_one(FILE *f, const char *path, const char *what, bool json,
                      const bench_writer_t *wr, const bench_machine_t *m, const void *r) {
   struct stat st;
-  /* The file was opened without truncation, so that a failed run leaves it alone. */
-  if (f != stdout && regular(f, &st) && ftruncate(fileno(f), 0) != 0) {
+  /* The file was opened without truncation, so that a failed run leaves it alone.
+   * Cut it where this run's own output ends (stress's live reports went
+   * before the result): truncating to 0 would leave the stream's position
+   * past the end, and the result would follow that many NUL bytes. */
+  off_t keep = (fflush(f) == 0) ? ftello(f) : -1;
+  if (f != stdout && regular(f, &st) && (keep < 0 || ftruncate(fileno(f), keep) != 0)) {
     fprintf(stderr, BENCH_PROG ": cannot truncate '%s' (%s): %s\n", path, what, strerror(errno));
     return 1;
   }
@@ -147,6 +194,7 @@ int bench_output_write(bench_output_t *o, const bench_writer_t *wr, const bench_
   if (o->json_f != NULL && write_one(o->json_f, o->json_out, "--json-out", true, wr, m, r) != 0) {
     rc = 1;
   }
+  forget_unfinished();
   o->out_f = NULL;
   o->json_f = NULL;
   return rc;

@@ -97,7 +97,7 @@ static const bench_opt_t ts_opt_table[] = {
 };
 
 static const bench_cli_t ts_cli = {
-    .cmd = "timeout",
+    .cmd = "timeout --board sim",
     .opts = ts_opt_table,
     .nopts = sizeof ts_opt_table / sizeof ts_opt_table[0],
     .json_help = "print one JSON document: {\"benchmark\":\"timeout\",\"machine\":{...,\n"
