@@ -157,14 +157,24 @@ mkdir -p "$results"
 
 # One measurement per benchmark: the table goes to the terminal and the same
 # result, as JSON, to results/<name>.json.
+# A benchmark that fails (non-zero exit: stress saw an early or lost
+# callback, timeout could not measure a row, ...) does not stop the others:
+# it is named at the end, and the run exits non-zero after the report.
 start=$SECONDS
+failed=()
 for name in "${benches[@]}"; do
   wanted "$name" || continue
   read -r -a args <<<"$(bench_args "$name")"
   echo "==== bench $name"
   t0=$SECONDS
-  "$bench_bin" "${args[@]}" --json-out "$results/$name.json" </dev/null
-  echo "==== bench $name: JSON in results/$name.json ($((SECONDS - t0)) s)"
+  rc=0
+  "$bench_bin" "${args[@]}" --json-out "$results/$name.json" </dev/null || rc=$?
+  if ((rc == 0)); then
+    echo "==== bench $name: JSON in results/$name.json ($((SECONDS - t0)) s)"
+  else
+    echo "==== bench $name: FAILED (exit $rc, $((SECONDS - t0)) s); see its output above" >&2
+    failed+=("$name")
+  fi
 done
 
 firmware_benches() {
@@ -230,3 +240,7 @@ echo "==== all benchmarks: $((SECONDS - start)) s"
 # The report: one page with the figures of everything above.
 "$py" tools/report.py --results "$results" --out "$results/report.html"
 echo "==== report: $results/report.html"
+if ((${#failed[@]} > 0)); then
+  echo "bench.sh: failed: ${failed[*]} (their messages are above)" >&2
+  exit 1
+fi

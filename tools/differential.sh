@@ -79,6 +79,11 @@ while (($# > 0)); do
   esac
 done
 
+# Base 10 from here on: bash reads a leading 0 as octal ("010" is 8, "08" an error).
+seeds=$((10#$seeds))
+jobs=$((10#$jobs))
+[[ -z $first ]] || first=$((10#$first))
+[[ -z $ops ]] || ops=$((10#$ops))
 ((seeds >= 1)) || die_usage "--seeds must be at least 1"
 ((jobs >= 1)) || die_usage "--jobs must be at least 1"
 if [[ ! -x $bin ]]; then

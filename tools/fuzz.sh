@@ -30,10 +30,10 @@ while (($# > 0)); do
   case $1 in
     --seconds)
       [[ ${2:-} =~ ^[0-9]+$ ]] || { echo "fuzz.sh: --seconds needs a number of seconds, got '${2:-}' (see --help)" >&2; exit 2; }
-      seconds=$2; shift 2 ;;
+      seconds=$((10#$2)); shift 2 ;;
     --jobs)
       [[ ${2:-} =~ ^[1-9][0-9]*$ ]] || { echo "fuzz.sh: --jobs needs a number >= 1, got '${2:-}' (see --help)" >&2; exit 2; }
-      jobs=$2; shift 2 ;;
+      jobs=$((10#$2)); shift 2 ;;
     --merge) merge=1; shift ;;
     --replay)
       shift

@@ -64,14 +64,35 @@ def per_task(rows, arch, width, key):
     return (at[64] - at[32]) / 32.0
 
 
+def positive(text):
+    """A number of jobs from 1 up (argparse type)."""
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"needs a number from 1 up, got '{text}'")
+    return int(text)
+
+
+def writable(path):
+    """Whether the JSON document can be written to path (checked before the synthesis)."""
+    if os.path.isdir(path):
+        return False
+    if os.path.exists(path):
+        return os.access(path, os.W_OK)
+    return os.access(os.path.dirname(os.path.abspath(path)), os.W_OK | os.X_OK)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--json-out", metavar="FILE", help="also write the JSON document to FILE")
-    ap.add_argument("--jobs", type=int, default=int(os.environ.get("UTIM_JOBS", "2")),
+    env_jobs = os.environ.get("UTIM_JOBS", "")
+    ap.add_argument("--jobs", type=positive,
+                    default=int(env_jobs) if env_jobs.isdigit() and int(env_jobs) > 0 else 2,
                     help="yosys runs at once (default: UTIM_JOBS or 2)")
     ap.add_argument("--quick", action="store_true",
                     help="only 12 and 64 tasks at 64 bits (what the goals need)")
     args = ap.parse_args()
+    if args.json_out is not None and not writable(args.json_out):
+        ap.error(f"argument --json-out: cannot write '{args.json_out}': name a file in a "
+                 "directory that exists and that you may write to (nothing was synthesized)")
     yosys = shutil.which("yosys")
     if yosys is None:
         print("htm_synth: yosys is not installed (Debian package yosys; bash tools/bench.sh "

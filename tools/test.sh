@@ -68,6 +68,7 @@ case "${1-}" in
     ;;
   *) bad_usage "unknown argument '$1' (presets are chosen with UTIM_TEST_PRESETS)" ;;
 esac
+(($# <= 1)) || bad_usage "unexpected argument '$2' (presets are chosen with UTIM_TEST_PRESETS)"
 
 read -r -a presets <<<"${UTIM_TEST_PRESETS:-$all_presets}"
 ((${#presets[@]} > 0)) || bad_usage "UTIM_TEST_PRESETS names no preset (one or more of: $all_presets)"

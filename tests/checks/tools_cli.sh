@@ -84,6 +84,18 @@ check "bench.sh --only with an unknown name" 2 "$none" "unknown benchmark 'tim'.
   "${b[@]}" --only tm,tim
 check "bench.sh --only with an empty name" 2 "$none" "empty name" -- "${b[@]}" --only=tm,
 check "bench.sh --help after a valid option" 0 '^usage:' "$any" -- "${b[@]}" --long --help
+check "test.sh with a second argument" 2 "$none" "unexpected argument 'extra'" -- \
+  "${t[@]}" "" extra
+# Numbers with a leading 0 are decimal (bash read them as octal: 010 seeds
+# ran 8, from 64). Not through check(): the run prints its "====" summary.
+n=$((n + 1))
+bash "$src/tools/differential.sh" --seeds 010 --first 0100 --bin /bin/true >"$out" 2>&1
+if grep -q '^differential: seeds 100[.][.]109,' "$out"; then
+  echo "ok $n - differential.sh --seeds 010 --first 0100 runs seeds 100..109"
+else
+  fails=$((fails + 1))
+  echo "not ok $n - differential.sh --seeds 010 --first 0100 does not run seeds 100..109"
+fi
 
 echo "1..$n"
 ((fails == 0))
