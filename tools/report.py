@@ -65,6 +65,7 @@ class Report:
         self.sections = []
         self.figures = []
         self.missing = []
+        self.unreadable = []
         self.machine = None
 
     def load(self, name):
@@ -72,8 +73,19 @@ class Report:
         path = os.path.join(self.results, name + ".json")
         if not os.path.exists(path):
             return None
-        with open(path, encoding="utf-8") as f:
-            doc = json.load(f)
+        try:
+            with open(path, encoding="utf-8") as f:
+                doc = json.load(f)
+        except (OSError, ValueError) as e:
+            # An interrupted or failed run can leave an empty or cut file:
+            # name it and go on with the others, as for a missing one.
+            print(f"report.py: skipping {path}: not a JSON document ({e})", file=sys.stderr)
+            self.unreadable.append(os.path.basename(path))
+            return None
+        if not isinstance(doc, dict):
+            print(f"report.py: skipping {path}: not a benchmark result", file=sys.stderr)
+            self.unreadable.append(os.path.basename(path))
+            return None
         if self.machine is None and isinstance(doc.get("machine"), dict):
             self.machine = doc["machine"]
         return doc
@@ -143,7 +155,8 @@ def ops_section(rep):
     for path in sorted(glob.glob(os.path.join(rep.results, "ops_*.json"))):
         name = os.path.basename(path)[:-5]
         doc = rep.load(name)
-        docs.append((doc["machine"].get("board", name[4:]), doc))
+        if doc:
+            docs.append((doc["machine"].get("board", name[4:]), doc))
     if not docs:
         rep.not_run("ops", "Operation cost: uAPI vs hAPI (uTimer Fig. 6)", "ops.json")
         return
@@ -302,8 +315,8 @@ def clock_section(rep):
     ax.set_xscale("log")
     ax.set_xlabel("ns per read (median)")
     ax.invert_yaxis()
-    src = doc.get("source", {})
-    drift = doc.get("drift", {})
+    src = doc.get("source") or {}
+    drift = doc.get("drift") or {}  # null when the drift was not measured
     body = rep.figure(fig, "clock", "Cost of one time read per source: raw counter "
                       "instructions, clock_gettime clocks (vDSO), utim_read on every native "
                       "instance and utim_now() (utim-bench clock).")
@@ -444,9 +457,10 @@ def tm_section(rep):
                       [(t["what"], t["value"], t["limit"],
                         "" if t.get("floor") is None else
                         "%.2f (%s)" % (t["floor"], t.get("floor_what", "")),
+                        "not measured" if t.get("met") is None else
                         "yes" if t["met"] else "NO")
                        for t in targets],
-                      lambda row: None if row[-1] == "yes" else "sic")
+                      lambda row: "sic" if row[-1] == "NO" else None)
     fig3 = doc.get("fig3", [])
     fig4 = doc.get("fig4", [])
     if fig3 or fig4:
@@ -531,6 +545,7 @@ def cmsis_section(rep):
     host = rep.load("cmsis")
     boards = [(os.path.basename(p)[6:-5], rep.load(os.path.basename(p)[:-5]))
               for p in sorted(glob.glob(os.path.join(rep.results, "cmsis_*.json")))]
+    boards = [(board, doc) for board, doc in boards if doc]
     if not host and not boards:
         rep.not_run("cmsis", title, "cmsis.json")
         return
@@ -592,7 +607,8 @@ def main():
         fn(rep)
     rep.write()
     print(f"report.py: {out} ({len(rep.figures)} figures"
-          f"{'; not run: ' + ', '.join(rep.missing) if rep.missing else ''})")
+          f"{'; not run: ' + ', '.join(rep.missing) if rep.missing else ''}"
+          f"{'; unreadable: ' + ', '.join(rep.unreadable) if rep.unreadable else ''})")
     return 0
 
 

@@ -8,6 +8,7 @@ non-empty PNG (signature, IHDR chunk with a plausible size, IEND at the
 end). Then renders from an empty directory, which must fail with a message.
 Prints TAP lines and "N passed, N failed"; exits non-zero on any failure.
 """
+import json
 import os
 import re
 import shutil
@@ -73,6 +74,30 @@ def main():
             path = os.path.join(os.path.dirname(out), src)
             problem = png_problem(path) if os.path.exists(path) else "missing"
             check(problem is None, f"{src}: a valid, non-empty PNG ({problem or 'ok'})")
+        # Results a real run can leave: an empty file (a run ended by a
+        # signal), a clock run whose drift was not measured (null), tm
+        # targets not measured (met null, a subset run). The page is still
+        # written, the empty file named, and an unmeasured target is not
+        # shown as failed.
+        odd = os.path.join(tmp, "odd")
+        shutil.copytree(os.path.join(HERE, "data"), odd)
+        open(os.path.join(odd, "sleep.json"), "w", encoding="utf-8").close()
+        for name, edit in (("clock.json", lambda d: d.update(drift=None)),
+                           ("tm.json", lambda d: [t.update(met=None) for t in d["targets"]])):
+            path = os.path.join(odd, name)
+            with open(path, encoding="utf-8") as f:
+                doc = json.load(f)
+            edit(doc)
+            with open(path, "w", encoding="utf-8") as f:
+                json.dump(doc, f)
+        out = os.path.join(odd, "report.html")
+        run = subprocess.run([python, os.path.join(ROOT, "tools", "report.py"), "--results", odd,
+                              "--out", out], capture_output=True, text=True, check=False)
+        check(run.returncode == 0 and "unreadable: sleep.json" in run.stdout,
+              f"an empty result file is skipped and named ({run.stderr.strip()[-200:]})")
+        page = open(out, encoding="utf-8").read() if os.path.exists(out) else ""
+        check("not measured" in page and ">NO<" not in page,
+              "unmeasured time-manager targets are shown as such, not as failed")
         empty = os.path.join(tmp, "empty")
         os.makedirs(empty)
         run = subprocess.run([python, os.path.join(ROOT, "tools", "report.py"), "--results",
