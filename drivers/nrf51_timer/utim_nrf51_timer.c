@@ -250,10 +250,11 @@ void utim_nrf51_timer_isr(const utim_periph_t *p) {
   utim_nrf51_timer_regs_t *r = cfg->regs;
   /* Flags of disabled channels belong to disarmed settings (or to the
    * capture register) and are not reported. Under the port lock from the
-   * INTEN read to the clears, as set_channel() (called under it) and
-   * set_property() run: an interrupt of a higher priority re-arming a
-   * channel between them would otherwise have its new INTEN bit cleared and
-   * its setting reported as matched, early and then never again. */
+   * INTEN read to the report (utim_core_event_unlock()), as set_channel()
+   * (called under it) and set_property() run: an interrupt of a higher
+   * priority re-arming a channel in between would otherwise have its new
+   * INTEN bit cleared and its setting reported as matched, early and then
+   * never again. */
   const uint32_t key = utim_port_lock();
   uint32_t inten = r->intenset;
   uint32_t off = 0u;
