@@ -9,9 +9,11 @@
  * each read: one clock_gettime-to-ns conversion, one ordered and one
  * unordered counter read per architecture.
  *
- * A file that includes it needs clock_gettime() declared: it defines
- * _GNU_SOURCE or _POSIX_C_SOURCE >= 199309L before its first system header
- * (every native source does).
+ * utim_native_clock_ns() needs clock_gettime() declared: a file that calls
+ * it defines _GNU_SOURCE or _POSIX_C_SOURCE >= 199309L before its first
+ * system header (every native source does). Without them (strict ISO C,
+ * e.g. -std=c11, in a user's file that includes board_native.h or
+ * clocksource.h) it is left out and the rest of the header still compiles.
  */
 #ifndef UTIM_NATIVE_HW_H
 #define UTIM_NATIVE_HW_H
@@ -26,6 +28,7 @@ extern "C" {
 /** @brief Nanoseconds in a second. */
 #define UTIM_NATIVE_NS_PER_S 1000000000
 
+#ifdef CLOCK_MONOTONIC /* <time.h> declares the POSIX clocks (see the file's comment) */
 /**
  * @brief clock_gettime(@p id) in ns, or 0 when the clock cannot be read
  *        (never for the clocks the native board uses: they exist on every
@@ -39,6 +42,7 @@ static inline int64_t utim_native_clock_ns(clockid_t id) {
   }
   return (int64_t)ts.tv_sec * UTIM_NATIVE_NS_PER_S + ts.tv_nsec;
 }
+#endif
 
 #if defined(__x86_64__)
 /** @brief 1 where the CPU has a counter utim reads directly (x86-64, aarch64), else 0. */

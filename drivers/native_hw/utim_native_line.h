@@ -16,6 +16,11 @@
  * it holds the lock the raisers hold too (the port lock), then, without the
  * lock, waits for a change from that count. A raise after the read changes
  * the count, so the wait returns at once: no raise is ever lost.
+ *
+ * utim_native_line_raise() and utim_native_line_wait() need syscall()
+ * declared (_GNU_SOURCE or _DEFAULT_SOURCE, as every native source defines):
+ * without it (strict ISO C, e.g. -std=c11, in a user's file that includes
+ * utim_native_alarm.h) only the type and utim_native_line_count() are there.
  */
 #ifndef UTIM_NATIVE_LINE_H
 #define UTIM_NATIVE_LINE_H
@@ -44,6 +49,7 @@ static inline uint32_t utim_native_line_count(const utim_native_line_t *line) {
   return __atomic_load_n(&line->count, __ATOMIC_ACQUIRE);
 }
 
+#if defined(_GNU_SOURCE) || defined(_DEFAULT_SOURCE) || defined(_BSD_SOURCE)
 /**
  * @brief Raise the line: end the waiter's current or next wait. One system
  *        call (FUTEX_WAKE), about a microsecond, more when it wakes a CPU.
@@ -83,6 +89,7 @@ static inline int utim_native_line_wait(utim_native_line_t *line, uint32_t seen,
   }
   return errno == EAGAIN || errno == ETIMEDOUT ? -errno : -EINTR;
 }
+#endif /* syscall() declared */
 
 #ifdef __cplusplus
 }

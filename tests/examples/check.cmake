@@ -75,6 +75,30 @@ if(MODE STREQUAL "installed")
   run("many_timeouts.c builds with cc and pkg-config's flags" ${CC} -std=c11 -Wall -Wextra
     -Werror "${SRC}/examples/linux/many_timeouts.c" ${flags} -o "${WORK}/many_timeouts_pc")
   run("... and runs" "${WORK}/many_timeouts_pc" 500)
+  # Every installed header on its own, first in its file (self-contained: every
+  # header it includes is installed, nothing it needs comes from the includer),
+  # in ISO C11 as a user compiles it: with --cflags alone (--libs' -pthread makes
+  # glibc define _POSIX_C_SOURCE, which would hide a header that needs it).
+  execute_process(COMMAND pkg-config --cflags utim OUTPUT_VARIABLE cflags
+    OUTPUT_STRIP_TRAILING_WHITESPACE)
+  separate_arguments(cflags UNIX_COMMAND "${cflags}")
+  file(GLOB_RECURSE headers RELATIVE "${prefix}/include" "${prefix}/include/*.h")
+  set(bad "")
+  foreach(h IN LISTS headers)
+    file(WRITE "${WORK}/hdr/one.c" "#include \"${h}\"\n")
+    execute_process(COMMAND ${CC} -std=c11 -Wall -Wextra -Werror -pedantic -fsyntax-only
+      ${cflags} "${WORK}/hdr/one.c" RESULT_VARIABLE hrc OUTPUT_VARIABLE hout ERROR_VARIABLE hout)
+    if(NOT hrc EQUAL 0)
+      message("${h}:\n${hout}")
+      list(APPEND bad "${h}")
+    endif()
+  endforeach()
+  set(ok OFF)
+  if(headers AND NOT bad)
+    set(ok ON)
+  endif()
+  list(LENGTH headers nh)
+  check(ok "each of the ${nh} installed headers compiles alone (-std=c11 -pedantic) ${bad}")
   # The README's snippets, as written: its CMake block around an example's
   # source (app.c), and its C++ block in a function that gives it `tm` and
   # `ticks`, against the installed headers.
