@@ -49,7 +49,7 @@
 #define REFIT_MAX_LAG_NS 20000
 #define REFIT_MIN_AGE_NS 1000000
 
-_Alignas(64) utim_cs_fast_t utim__cs_fast;
+_Alignas(64) utim_cs_fast_t utim_cs_fast_data;
 
 const char *const native_cs_names[UTIM_CS_COUNT] = {
     "NATIVE_TSC", "NATIVE_CNTVCT", "NATIVE_MONOTONIC", "NATIVE_MONOTONIC_RAW", "NATIVE_BOOTTIME",
@@ -68,7 +68,7 @@ static pthread_once_t cs_once = PTHREAD_ONCE_INIT;
  * s->seq lets the caller check later that nothing was published meanwhile.
  */
 bool native_cs_snap_read(native_cs_snap_t *s) {
-  utim_cs_fast_t *f = &utim__cs_fast;
+  utim_cs_fast_t *f = &utim_cs_fast_data;
   uint32_t seq = utim_seq_read_begin(&f->seq);
   s->seq = seq;
   s->mult = UTIM_SEQ_LOAD(f->mult);
@@ -114,7 +114,7 @@ static int64_t eval_now(const native_cs_snap_t *s) {
  * every reading after at least the second. n->base_ns gets the raise.
  */
 static void publish(const native_cs_snap_t *cur, native_cs_snap_t *n) {
-  utim_cs_fast_t *f = &utim__cs_fast;
+  utim_cs_fast_t *f = &utim_cs_fast_data;
   /* utim_seq_write_begin() as a full barrier, so the odd count is visible to
    * every reader before the old line is read: a seq_cst read-modify-write
    * (ThreadSanitizer does not support fences). */
@@ -199,7 +199,7 @@ static bool refit_locked(void) {
   return false;
 }
 
-utim_ns_t utim__now_slow(void) {
+utim_ns_t utim_cs_now_slow(void) {
   for (;;) {
     native_cs_snap_t s;
     if (!native_cs_snap_read(&s)) {
@@ -218,7 +218,7 @@ utim_ns_t utim__now_slow(void) {
       v = eval_counter(&s, t);
     }
     /* A conversion published meanwhile may not match the reading: read again. */
-    if (utim_seq_read_retry(&utim__cs_fast.seq, s.seq)) {
+    if (utim_seq_read_retry(&utim_cs_fast_data.seq, s.seq)) {
       continue;
     }
     uint64_t d = t - s.base_ticks;

@@ -232,10 +232,10 @@ typedef struct utim_cs_fast {
 } utim_cs_fast_t;
 
 /** @brief The published conversion (internal, read by utim_now()). */
-extern utim_cs_fast_t utim__cs_fast;
+extern utim_cs_fast_t utim_cs_fast_data;
 
 /** @brief utim_now() when the fast path does not apply (internal). */
-utim_ns_t utim__now_slow(void);
+utim_ns_t utim_cs_now_slow(void);
 
 /**
  * @brief Current time in ns on utim's monotonic time line (see the file
@@ -248,7 +248,7 @@ utim_ns_t utim__now_slow(void);
  */
 static inline utim_ns_t utim_now(void) {
 #if UTIM_NATIVE_HAVE_CPU_COUNTER
-  utim_cs_fast_t *f = &utim__cs_fast;
+  utim_cs_fast_t *f = &utim_cs_fast_data;
   uint32_t seq = utim_seq_read_begin(&f->seq);
   uint64_t t = utim_native_cpu_count();
   uint64_t d = t - UTIM_SEQ_LOAD(f->base_ticks);
@@ -260,7 +260,7 @@ static inline utim_ns_t utim_now(void) {
     return base + (int64_t)((d * mult) >> shift);
   }
 #endif
-  return utim__now_slow();
+  return utim_cs_now_slow();
 }
 
 #ifdef __cplusplus
