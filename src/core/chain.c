@@ -229,9 +229,12 @@ static void service(const utim_periph_t *p, uint32_t moved, uint32_t extra) {
       due |= UTIM_EVT_CH(ch);
     }
   }
-  utim_port_unlock(key);
+  /* Reported under the same lock (driver.h): an arming from an interrupt of
+   * a higher priority in between was taken for the match found here. */
   if ((due | extra) != 0u) {
-    utim_core_event(p, due | extra);
+    utim_core_event_unlock(p, due | extra, key);
+  } else {
+    utim_port_unlock(key);
   }
 }
 
@@ -342,10 +345,12 @@ static int chain_write(const utim_periph_t *p, uint64_t value) {
       due |= UTIM_EVT_CH(ch);
     }
   }
-  utim_port_unlock(key);
   if (due != 0u) {
-    /* Reached while being re-armed (the counter ran on): due now. */
-    utim_core_event(p, due);
+    /* Reached while being re-armed (the counter ran on): due now, reported
+     * under the same lock. */
+    utim_core_event_unlock(p, due, key);
+  } else {
+    utim_port_unlock(key);
   }
   return rc;
 }
