@@ -233,6 +233,11 @@ static void t_fork(void *arg) {
           "thread there (board_native.h)");
   return;
 #endif
+#ifdef UTIM_TEST_QEMU_USER
+  th_skip("qemu-user (7.2) aborts when a forked child starts a thread (its plugin vCPU hook "
+          "asserts): not a defect of the board, not testable under the emulator");
+  return;
+#endif
   const utim_periph_t *p = utim_by_name("NATIVE_ALARM");
   if (p == NULL) {
     TH_CHECKF(false, "the native board has no NATIVE_ALARM");
