@@ -325,7 +325,9 @@ public:
   int start(const std::chrono::duration<Rep, Period> &d,
             const std::chrono::duration<Rep2, Period2> &period =
                 std::chrono::duration<Rep2, Period2>::zero()) {
-    const std::uint64_t hz = utim_freq(tm_.p);
+    /* Not running (never initialised, refused, or deinitialised): tm_.p may
+     * be NULL; utim_tm_start() then refuses with -EINVAL. */
+    const std::uint64_t hz = tm_.running ? utim_freq(tm_.p) : 0u;
     return utim_tm_start(&tm_, &t_, to_ticks(d, hz), to_ticks(period, hz));
   }
   /** @brief Stop it: its callback does not run for this setting afterwards.

@@ -210,9 +210,18 @@ void test_tm_timer() {
     CHECK(!"NATIVE_ALARM starts");
     return;
   }
-  utim_tm_t tm;
-  CHECK(utim_tm_init(&tm, alarm.get(), 0u, UTIM_TM_TICKLESS, 0u) == 0);
+  utim_tm_t tm{};
   std::atomic<int> n{0};
+  {
+    /* A manager that is not running (its init refused): start() answers
+     * utim_tm_start()'s -EINVAL (it read the frequency of the manager's
+     * instance first, through a NULL pointer). */
+    CHECK(utim_tm_init(&tm, alarm.get(), utim_channels(alarm.get()), UTIM_TM_TICKLESS, 0u) ==
+          -EINVAL);
+    utim::tm_timer idle(tm, [&n] { n++; });
+    CHECK(idle.start(1ms) == -EINVAL);
+  }
+  CHECK(utim_tm_init(&tm, alarm.get(), 0u, UTIM_TM_TICKLESS, 0u) == 0);
   {
     utim::tm_timer t(tm, [&n] { n++; }); /* the callable's type deduced */
     /* pending() checked on a setting far enough ahead that no scheduling
