@@ -144,10 +144,10 @@ struct utim_tm {
  *             the minimum distance, at most utim_max() / 2; on the
  *             overflow see above); ignored tickless
  * @retval 0 started
- * @retval -EINVAL @p tm or @p p NULL, @p ch not a channel of @p p, @p mode
- *         unknown, or @p tick out of range in ticked mode; on the overflow:
- *         tickless, @p tick below 2, above the range, or other than the
- *         range without a top
+ * @retval -EINVAL @p tm or @p p NULL, @p p not initialised (utim_init()),
+ *         @p ch not a channel of @p p, @p mode unknown, or @p tick out of
+ *         range in ticked mode; on the overflow: tickless, @p tick below 2,
+ *         above the range, or other than the range without a top
  * @retval -ENOTSUP @p p has no channels; on the overflow: no overflow
  *         interrupt or the driver cannot tell a pending wrap
  * Errors leave @p tm not running and the instance unchanged.
@@ -354,7 +354,8 @@ int utim_tm_tasks_init(utim_tm_tasks_t *ts, utim_tm_t *tm, utim_tm_timer_t *time
  * @param id    the task id
  * @param ticks ticks from now, 0 to 2^62 (0: wakes from the next interrupt)
  * @retval 0 delayed
- * @retval -EINVAL @p ts NULL, @p id out of range, or @p ticks too large
+ * @retval -EINVAL @p ts NULL, @p id out of range, @p ticks too large, or
+ *         (software delays) the manager no longer running; nothing changed
  */
 int utim_tm_task_delay(utim_tm_tasks_t *ts, unsigned id, uint64_t ticks);
 

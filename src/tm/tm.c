@@ -206,6 +206,9 @@ int utim_tm_init(utim_tm_t *tm, const utim_periph_t *p, unsigned ch, utim_tm_mod
              (mode == UTIM_TM_TICKED && (tick < utim_min_distance(p) || tick > (max >> 1)))) {
     return -EINVAL;
   }
+  if (utim_freq(p) == 0u) {
+    return -EINVAL; /* not initialised: its channel could never be armed */
+  }
   const uint32_t key = utim_port_lock();
   tm->p = p;
   tm->ch = ch;
