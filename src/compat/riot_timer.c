@@ -149,18 +149,35 @@ uword_t timer_query_channel_numof(tim_t dev) {
   return p != NULL ? utim_channels(p) : 0u;
 }
 
-/* The device's frequencies, highest first (RIOT's order); how many. */
+/* The device's frequencies, highest first (RIOT's order), each once; how
+ * many (the FREQS_MAX highest). Those of every input timer_init() may pick
+ * (UTIM_CLOCK_DEFAULT: all but chained ones), not only input 0's. */
 static unsigned freqs_of(tim_t dev, uint32_t *f) {
   const utim_periph_t *p = dev_of(dev);
-  const int n = p != NULL ? utim_freqs(p, UTIM_CLOCK_DEFAULT, f, FREQS_MAX) : 0;
-  const unsigned k = n > 0 ? ((unsigned)n < FREQS_MAX ? (unsigned)n : FREQS_MAX) : 0u;
-  for (unsigned i = 1; i < k; i++) { /* insertion sort, descending: k is small */
-    const uint32_t v = f[i];
-    unsigned j = i;
-    for (; j > 0u && f[j - 1u] < v; j--) {
-      f[j] = f[j - 1u];
+  unsigned k = 0;
+  for (unsigned c = 0; p != NULL && utim_clock(p, c) != NULL; c++) {
+    if (utim_clock(p, c)->cls == UTIM_CLASS_CHAIN) {
+      continue;
     }
-    f[j] = v;
+    uint32_t g[FREQS_MAX];
+    const int n = utim_freqs(p, c, g, FREQS_MAX);
+    for (int i = 0; i < n && i < (int)FREQS_MAX; i++) {
+      const uint32_t v = g[i];
+      unsigned j = 0;
+      while (j < k && f[j] > v) { /* insertion, descending: k is small */
+        j++;
+      }
+      if ((j < k && f[j] == v) || j == FREQS_MAX) {
+        continue; /* listed already, or below the FREQS_MAX highest */
+      }
+      for (unsigned m = k < FREQS_MAX ? k : FREQS_MAX - 1u; m > j; m--) {
+        f[m] = f[m - 1u];
+      }
+      f[j] = v;
+      if (k < FREQS_MAX) {
+        k++;
+      }
+    }
   }
   return k;
 }

@@ -265,6 +265,27 @@ static void t_query(void *arg) {
   }
   TH_EQU(timer_query_freqs(g_dev, n), 0u);
   TH_EQU(timer_query_freqs_numof(TIMER_UNDEF), 0u);
+  /* Every input timer_init() may pick is listed, not only input 0's (it
+   * accepted 32768 Hz on SIM_TIMER16, 1 MHz and 10 MHz elsewhere, none of
+   * them listed); every listed frequency initialises the device. */
+  static const struct {
+    const char *name;
+    uint32_t hz;
+  } picks[] = {{"SIM_TIMER16", 32768u}, {"SIM_SYSTICK24", 1000000u}, {"SIM_MTIME64", 10000000u}};
+  for (unsigned i = 0; i < sizeof picks / sizeof picks[0]; i++) {
+    const tim_t d = dev_named(picks[i].name);
+    th_context("%s at %lu Hz", picks[i].name, (unsigned long)picks[i].hz);
+    if (!TH_CHECK(d != TIMER_UNDEF) || !TH_EQ(timer_init(d, picks[i].hz, cb, &g_calls), 0)) {
+      continue;
+    }
+    bool listed = false;
+    for (uword_t j = 0; j < timer_query_freqs_numof(d); j++) {
+      listed = listed || timer_query_freqs(d, j) == picks[i].hz;
+      TH_CHECKF(timer_init(d, timer_query_freqs(d, j), cb, &g_calls) == 0,
+                "listed %lu Hz refused by timer_init", (unsigned long)timer_query_freqs(d, j));
+    }
+    TH_CHECKF(listed, "timer_init accepts it, timer_query_freqs does not list it");
+  }
 }
 
 /* RIOT's tests/periph/timer method, through the RIOT API only: on every
