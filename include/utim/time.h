@@ -400,6 +400,8 @@ int utim_sleeper_for(utim_sleeper_t *s, utim_ns_t duration, utim_sleep_result_t 
  * @retval 0 success
  * @retval -EINVAL @p s is NULL or not initialised, @p n is 0 or @p probe <= 0
  * @retval -ENOTSUP the platform has no coarse sleep (or it failed with this)
+ * @return another negative errno of the coarse sleep when it failed with
+ *         one (-EINTR excepted): the probes taken before are kept
  * @retval -EINTR every probe was interrupted (nothing learnt)
  */
 int utim_sleeper_calibrate(utim_sleeper_t *s, unsigned n, utim_ns_t probe);
