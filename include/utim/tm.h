@@ -116,8 +116,12 @@ struct utim_tm {
  * @brief Start a time manager on channel @p ch of @p p. The instance must be
  *        initialised (utim_init()) and running (utim_start()); the manager
  *        takes its compare callback for all channels (utim_set_compare_cb()),
- *        so the instance belongs to it. In ticked mode the channel is armed
- *        for every @p tick counter ticks.
+ *        so the instance belongs to it. It does not claim the instance
+ *        (utim_claim()): the claim, if any, is the caller's (utim::instance
+ *        holds one while a manager runs on it); claim it before this call
+ *        to keep other subsystems (the RIOT shim, the bare-metal sleep) off
+ *        it. In ticked mode the channel is armed for every @p tick counter
+ *        ticks.
  *
  * With @p ch = UTIM_TM_OVERFLOW the manager runs ticked on the counter's
  * overflow interrupt (for instances without compare channels, like the
