@@ -150,9 +150,18 @@ typedef struct utim_state {
   uint32_t periodic;         /**< channels armed periodically */
   uint32_t armed;            /**< channels whose match is awaited (events of others are stale) */
   uint8_t clk;               /**< clock input index chosen by utim_init() */
-  uint8_t in_dispatch;       /**< delivery loop running */
-  uint16_t rearm;            /**< periodic channels to re-arm before their next callback */
+  /**
+   * Delivery loop running: 0 no, 1 yes, UTIM_STATE_DISPATCH_OVF (2) from the
+   * moment it takes the overflow event off `pending` until the overflow
+   * callback returns (a layer counting wraps in that callback may set it
+   * back to 1 once it counted the wrap, under the lock).
+   */
+  uint8_t in_dispatch;
+  uint16_t rearm; /**< periodic channels to re-arm before their next callback */
 } utim_state_t;
+
+/** @brief utim_state_t::in_dispatch while the overflow callback is committed to. */
+#define UTIM_STATE_DISPATCH_OVF 2u
 
 /**
  * @brief Define the RAM state of an instance with @p nch channels.

@@ -37,11 +37,19 @@ static bool lo_wrap_pending(const utim_chain_cfg_t *c) {
          c->lo->drv->get_property(c->lo, UTIM_HPROP_OVF_PENDING, &v) == 0 && v != 0u;
 }
 
+/* Whether the low timer's delivery loop has taken a wrap off `pending` and
+ * committed to lo_overflow(), which has not counted it yet (the loop runs it
+ * with the lock released: an interrupt of a higher priority may come first). */
+static bool carry_committed(const utim_chain_cfg_t *c) {
+  return c->lo->dev->state->in_dispatch == UTIM_STATE_DISPATCH_OVF;
+}
+
 /*
  * Software carry, lock held (the carry is counted in the low timer's
  * interrupt, which the lock holds off). A wrap not yet counted shows either
  * as the low timer's pending overflow in the core (its interrupt ran and is
- * still delivering the channels' callbacks, the carry's last) or as the
+ * still delivering the channels' callbacks, the carry's last), as a carry the
+ * core has committed to (carry_committed()), or as the
  * hardware flag. The flag may belong to a wrap before the low value was read
  * (then it is this value's carry) or to one just after it: a second read of
  * the low half tells, as it is smaller than the first only when the half
@@ -51,7 +59,7 @@ static bool lo_wrap_pending(const utim_chain_cfg_t *c) {
 static uint64_t soft_read_locked(const utim_chain_cfg_t *c) {
   uint64_t h = c->hi->drv->read(c->hi);
   uint64_t l = c->lo->drv->read(c->lo);
-  bool carry = (c->lo->dev->state->pending & UTIM_EVT_OVF) != 0u;
+  bool carry = (c->lo->dev->state->pending & UTIM_EVT_OVF) != 0u || carry_committed(c);
   if (!carry && lo_wrap_pending(c)) {
     carry = c->lo->drv->read(c->lo) >= l;
   }
@@ -262,9 +270,16 @@ static void lo_overflow(const utim_periph_t *lo, void *arg) {
   const utim_periph_t *p = (const utim_periph_t *)arg;
   const utim_chain_cfg_t *c = cfg_of(p);
   uint32_t key = utim_port_lock();
-  uint64_t h = (c->hi->drv->read(c->hi) + 1u) & utim_max(c->hi);
-  (void)c->hi->drv->write(c->hi, h);
-  bool wrapped = h == 0u && p->dev->state->ovf_cb != NULL;
+  bool wrapped = false;
+  /* Not committed any more: a counter write from an interrupt of a higher
+   * priority came after the core took the wrap off `pending` and dropped it
+   * (chain_write()), or nothing is owed. */
+  if (carry_committed(c)) {
+    uint64_t h = (c->hi->drv->read(c->hi) + 1u) & utim_max(c->hi);
+    (void)c->hi->drv->write(c->hi, h);
+    c->lo->dev->state->in_dispatch = 1u; /* counted */
+    wrapped = h == 0u && p->dev->state->ovf_cb != NULL;
+  }
   utim_port_unlock(key);
   service(p, 0u, wrapped ? UTIM_EVT_OVF : 0u);
 }
@@ -325,6 +340,10 @@ static int chain_write(const utim_periph_t *p, uint64_t value) {
       (void)c->lo->drv->set_property(c->lo, UTIM_HPROP_OVF_IRQ, 1u);
     }
     c->lo->dev->state->pending &= ~UTIM_EVT_OVF;
+    if (carry_committed(c)) {
+      /* taken off `pending` already, lo_overflow() not yet run */
+      c->lo->dev->state->in_dispatch = 1u;
+    }
   }
   if (rc == 0) {
     rc = c->hi->drv->write(c->hi, (value >> w) & utim_max(c->hi));

@@ -50,9 +50,15 @@ void utim__unlock_deliver(const utim_periph_t *p, uint32_t key) {
       utim_ovf_cb_t cb = st->ovf_cb;
       void *arg = st->ovf_arg;
       if (cb != NULL) {
+        /* The wrap leaves `pending` here, before its callback runs: mark it
+         * as committed (driver.h, utim_state_t::in_dispatch) so a layer that
+         * counts wraps in that callback (the chain's software carry) can tell,
+         * from an interrupt that preempts in between, a wrap not yet counted. */
+        st->in_dispatch = UTIM_STATE_DISPATCH_OVF;
         utim_port_unlock(key);
         cb(p, arg);
         key = utim_port_lock();
+        st->in_dispatch = 1u;
       }
     } else {
       unsigned ch = 0u;
