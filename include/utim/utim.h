@@ -31,7 +31,12 @@
  * - Arming an armed channel replaces its previous setting (re-scheduling),
  *   including an event of it that is still undelivered (masked).
  * - After utim_clear() the channel's callback does not run, even when the
- *   match happened during the call or is pending behind a mask.
+ *   match happened during the call or is pending behind a mask. (Callbacks
+ *   run with the lock released. A clear from an interrupt that preempts
+ *   the delivery of that same callback, after the core took it for
+ *   delivery and before the call, counts as coming after the callback
+ *   started, as if it had preempted its first instruction: that callback
+ *   still runs.)
  * - Arming a stopped timer does not fire until the timer is started.
  * - Periodic channels stay on their grid; a period the instance cannot
  *   sustain skips ahead on the grid, bounded, and reports the skipped matches
