@@ -234,7 +234,10 @@ Duration from_ticks(std::uint64_t ticks, std::uint64_t hz) {
  *        lives no other owner can claim the instance. Neither copied nor
  *        moved (its address is the claim's owner). Its
  *        operations are the uAPI's, with chrono durations where a time is
- *        meant and ticks where a counter value is.
+ *        meant and ticks where a counter value is. Each returns what its C
+ *        function returns; without the claim (!ok()) each returns error()
+ *        instead (-EBUSY: another owner has the instance; -EINVAL: no
+ *        instance) and leaves the instance alone.
  */
 class instance {
 public:
