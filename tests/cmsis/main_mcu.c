@@ -143,8 +143,13 @@ int main(void) {
       "bare-metal (Cortex-M, PendSV timer context)", TICK_HZ, setup, teardown, &g_tm, more_cases};
   const int rc = os2_suite_run(&env);
   const utim_os2_cortexm_info_t i = utim_os2_cortexm_info();
-  th_printf("# timer context: %lu callbacks in %lu PendSV runs; %lu delays, %lu WFI\n",
-            (unsigned long)i.callbacks, (unsigned long)i.pendsv, (unsigned long)i.delays,
-            (unsigned long)i.wfi);
+  /* Not the WFI count (utim_os2_cortexm_info().wfi): the log must be the
+   * same bytes in the repeat run, and under -icount without record/replay
+   * QEMU runs its virtual-clock timers from the main loop thread, so the
+   * moment a wake-up's interrupt meets the delay loop moved by one WFI in
+   * 2 of 6 CI runs (2041 and 2042 WFI), every other figure and result
+   * being the same. */
+  th_printf("# timer context: %lu callbacks in %lu PendSV runs; %lu delays\n",
+            (unsigned long)i.callbacks, (unsigned long)i.pendsv, (unsigned long)i.delays);
   return rc;
 }
