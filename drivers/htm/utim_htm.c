@@ -42,11 +42,13 @@ void utim_htm_set_time(const utim_htm_t *h, uint64_t t) {
   wr(h, UTIM_HTM_SET_HI, (uint32_t)(t >> 32));
 }
 
+uint64_t utim_htm_delay_max(unsigned tasks, unsigned width) {
+  return width >= 64u ? ~(uint64_t)0 - tasks - 1u : ((uint64_t)1 << width) - tasks - 2u;
+}
+
 int utim_htm_delay(const utim_htm_t *h, unsigned tasks, unsigned width, unsigned id,
                    uint64_t ticks) {
-  const uint64_t max =
-      width >= 64u ? ~(uint64_t)0 - tasks - 1u : ((uint64_t)1 << width) - tasks - 2u;
-  if (id >= tasks || ticks > max) {
+  if (id >= tasks || ticks > utim_htm_delay_max(tasks, width)) {
     return -EINVAL;
   }
   wr(h, UTIM_HTM_DELAY_LO, (uint32_t)ticks);

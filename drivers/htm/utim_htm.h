@@ -88,11 +88,18 @@ uint64_t utim_htm_time(const utim_htm_t *h);
 void utim_htm_set_time(const utim_htm_t *h, uint64_t t);
 
 /**
+ * @brief The longest delay a block of @p tasks slots and @p width bits
+ *        takes: 2^width - tasks - 2 ticks.
+ */
+uint64_t utim_htm_delay_max(unsigned tasks, unsigned width);
+
+/**
  * @brief Delay task @p id for @p ticks (0 counts as 1): its wake bit comes
- *        with the ticks-th tick from now. Replaces a pending delay of @p id.
+ *        with the ticks-th tick from now. Replaces a pending delay of @p id
+ *        (a wake bit already set stays set: utim_htm_clear() first drops it).
  * @retval 0 loaded
  * @retval -EINVAL @p id beyond the block's tasks (@p tasks from probe), or
- *         @p ticks beyond what the block takes (2^width - tasks - 2)
+ *         @p ticks beyond what the block takes (utim_htm_delay_max())
  */
 int utim_htm_delay(const utim_htm_t *h, unsigned tasks, unsigned width, unsigned id,
                    uint64_t ticks);

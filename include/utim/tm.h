@@ -358,8 +358,10 @@ int utim_tm_tasks_init(utim_tm_tasks_t *ts, utim_tm_t *tm, utim_tm_timer_t *time
  * @param id    the task id
  * @param ticks ticks from now, 0 to 2^62 (0: wakes from the next interrupt)
  * @retval 0 delayed
- * @retval -EINVAL @p ts NULL, @p id out of range, @p ticks too large, or
- *         (software delays) the manager no longer running; nothing changed
+ * @retval -EINVAL @p ts NULL, @p id out of range, @p ticks above 2^62
+ *         (hardware delays: or above what the block's counter takes,
+ *         2^width - slots - 2), or (software delays) the manager no longer
+ *         running; nothing changed
  */
 int utim_tm_task_delay(utim_tm_tasks_t *ts, unsigned id, uint64_t ticks);
 

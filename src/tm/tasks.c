@@ -4,6 +4,7 @@
  */
 #include <stddef.h>
 
+#include "tm_layer.h"
 #include "utim/port.h"
 #include "utim/tm.h"
 
@@ -51,7 +52,9 @@ int utim_tm_tasks_init(utim_tm_tasks_t *ts, utim_tm_t *tm, utim_tm_timer_t *time
 }
 
 int utim_tm_task_delay(utim_tm_tasks_t *ts, unsigned id, uint64_t ticks) {
-  if (ts == NULL || id >= ts->n) {
+  /* The range is the interface's, whatever the backend: a hardware block
+   * with wider counters must not take what the manager's timers refuse. */
+  if (ts == NULL || id >= ts->n || ticks > UTIM_TM__MAX_AHEAD) {
     return -EINVAL;
   }
   if (ts->ops != NULL) {

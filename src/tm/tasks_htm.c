@@ -22,10 +22,17 @@ static void drop_taken(utim_tm_tasks_t *ts, unsigned id) {
 }
 
 static int htm_delay(utim_tm_tasks_t *ts, unsigned id, uint64_t ticks) {
-  const int rc = utim_htm_delay(block(ts), ts->backend_n, ts->backend_width, id, ticks);
-  if (rc == 0) {
-    drop_taken(ts, id);
+  if (ticks > utim_htm_delay_max(ts->backend_n, ts->backend_width)) {
+    return -EINVAL;
   }
+  /* The block keeps a wake bit over a new load: the wake of the replaced
+   * delay, ended but not yet taken by the interrupt (held off by the lock),
+   * would come as the new delay's. A clear drops the delay and its wake bit
+   * in one bus cycle, before the load (an acknowledge after it could drop
+   * the new delay's own wake). */
+  utim_htm_clear(block(ts), id);
+  const int rc = utim_htm_delay(block(ts), ts->backend_n, ts->backend_width, id, ticks);
+  drop_taken(ts, id);
   return rc;
 }
 

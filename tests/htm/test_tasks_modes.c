@@ -23,6 +23,7 @@
 #include "harness.h"
 #include "sim.h"
 #include "sim_htm.h"
+#include "utim/port.h"
 #include "utim/tm.h"
 #include "utim/tm_htm.h"
 #include "utim_htm.h"
@@ -108,6 +109,10 @@ static void t_one(void *arg) {
   sim_advance(g_unit_ns * 3u + g_unit_ns / 3u);
   const uint64_t t0 = utim_tm_tasks_now(&g_ts);
   TH_EQ(utim_tm_task_delay(&g_ts, 5u, 20u), 0);
+  /* Beyond the interface's 2^62 ticks: refused in every mode, the pending
+   * delay kept (the hardware backend took up to its block's 2^64 - 18). */
+  TH_EQ(utim_tm_task_delay(&g_ts, 5u, ((uint64_t)1 << 62) + 1u), -EINVAL);
+  TH_EQ(utim_tm_task_delay(&g_ts, 5u, UINT64_MAX - NTASKS - 1u), -EINVAL);
   sim_advance(g_unit_ns * (19u + g_late) - g_unit_ns / 2u);
   /* Not yet: its own time has not gone 20 ticks on, or it came with it. */
   TH_CHECKF(g_hooks[5] == 0u || g_hook_at[5] >= t0 + 20u, "woke at %llu, loaded at %llu",
@@ -234,6 +239,35 @@ static void t_hook_acts(void *arg) {
   th_context("%s", "");
 }
 
+/* A delay that ended while interrupts were held off (its wake not yet
+ * served), delayed again before they are: the wake of the replaced delay is
+ * dropped, as a restarted timer's expiry is ("a pending delay is
+ * replaced"); the task wakes once, at its new end, never before it. The
+ * hardware backend used to deliver the old wake the block still held. */
+static void t_reload_unserved(void *arg) {
+  const mode_t_ m = (mode_t_)(uintptr_t)arg;
+  if (!setup(m)) {
+    return;
+  }
+  sim_advance(g_unit_ns * 2u + g_unit_ns / 3u);
+  TH_EQ(utim_tm_task_delay(&g_ts, 4u, 5u), 0);
+  const uint32_t key = utim_port_lock();
+  sim_advance(g_unit_ns * (8u + g_late));
+  const uint64_t t1 = utim_tm_tasks_now(&g_ts);
+  TH_EQ(utim_tm_task_delay(&g_ts, 4u, 50u), 0);
+  utim_port_unlock(key);
+  sim_advance(g_unit_ns);
+  TH_CHECKF(g_hooks[4] == 0u, "woke %u time(s) at %llu, delayed again for 50 at %llu", g_hooks[4],
+            (unsigned long long)g_hook_at[4], (unsigned long long)t1);
+  uint32_t out[1] = {0};
+  TH_EQU(utim_tm_tasks_to_wake(&g_ts, out, 1u), 0u);
+  sim_advance(g_unit_ns * (55u + g_late));
+  TH_EQU(g_hooks[4], 1u);
+  TH_CHECKF(g_hook_at[4] >= t1 + 50u, "woke at %llu, delayed for 50 at %llu",
+            (unsigned long long)g_hook_at[4], (unsigned long long)t1);
+  teardown(m);
+}
+
 /* Hardware mode: utim_tm_tasks_init_htm()'s refusals (a NULL pointer, no
  * task, more tasks than the block's slots, no block answering) and a delay
  * beyond the block's counters; none disturbs the table set up before. */
@@ -282,7 +316,7 @@ static void t_htm_args(void *arg) {
 
 int main(void) {
   th_set_putc(th_stdio_putc);
-  static char names[M_COUNT][4][96];
+  static char names[M_COUNT][5][112];
   for (unsigned m = 0; m < M_COUNT; m++) {
     (void)th_snprintf(names[m][0], sizeof names[m][0],
                       "%s: a delay wakes once, never early, within its lateness; clear",
@@ -298,6 +332,10 @@ int main(void) {
                       "%s: a hook's clear or new delay of a task woken with it holds",
                       mode_name[m]);
     th_run(names[m][3], t_hook_acts, (void *)(uintptr_t)m);
+    (void)th_snprintf(names[m][4], sizeof names[m][4],
+                      "%s: a delay again after an end not yet served drops the old wake",
+                      mode_name[m]);
+    th_run(names[m][4], t_reload_unserved, (void *)(uintptr_t)m);
   }
   th_run("hardware: bad arguments refused, the set-up before kept", t_htm_args, NULL);
   return th_finish();
