@@ -46,6 +46,12 @@ static uint32_t ipsr(void) {
   return v & 0x1ffu;
 }
 
+static uint32_t primask(void) {
+  uint32_t v;
+  __asm__ volatile("mrs %0, primask" : "=r"(v));
+  return v & 1u;
+}
+
 static bool b_in_isr(void *ctx) {
   (void)ctx;
   const uint32_t exc = ipsr();
@@ -84,6 +90,11 @@ static void on_wake(utim_tm_t *tm, utim_tm_timer_t *t, void *arg) {
 
 static int b_block_until(void *ctx, utim_tm_t *tm, uint64_t deadline) {
   (void)ctx;
+  /* Interrupts masked by the caller (the port's lock held, or cpsid i): the
+   * wake-up's interrupt could never be taken and WFI would never end. */
+  if (primask() != 0u) {
+    return -EDEADLK;
+  }
   wake_t *w = &g.wake[ipsr() == EXC_PENDSV ? 1 : 0];
   w->woke = false;
   utim_tm_timer_init(&w->t, on_wake, w);

@@ -15,6 +15,7 @@
 #include <semaphore.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <unistd.h>
 
 #include "board_native.h"
 #include "utim/port.h"
@@ -157,6 +158,13 @@ static int b_block_until(void *ctx, utim_tm_t *tm, uint64_t deadline) {
   (void)ctx;
   if (atomic_load_explicit(&g.stop, memory_order_acquire)) {
     return -ESRCH;
+  }
+  /* The port's lock held by the caller (its interrupts masked): neither the
+   * interrupt thread nor the timer thread could go on, and the delay would
+   * wait for them for good. (The owner, read without the lock, is exact for
+   * the one question whether it is this thread.) */
+  if (native_port_lock_owner() == (int)gettid()) {
+    return -EDEADLK;
   }
   wake_t w;
   if (sem_init(&w.sem, 0, 0u) != 0) {

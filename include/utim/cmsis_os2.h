@@ -129,6 +129,7 @@ const char *osTimerGetName(osTimerId_t timer_id);
  * @retval osOK            started
  * @retval osErrorParameter an invalid id, or @p ticks 0
  * @retval osErrorISR      called from an interrupt
+ * @retval osError         no kernel set up (utim_os2_init() not called yet)
  */
 osStatus_t osTimerStart(osTimerId_t timer_id, uint32_t ticks);
 
@@ -139,6 +140,7 @@ osStatus_t osTimerStart(osTimerId_t timer_id, uint32_t ticks);
  * @retval osErrorResource it was not running
  * @retval osErrorParameter an invalid id
  * @retval osErrorISR      called from an interrupt
+ * @retval osError         no kernel set up (utim_os2_init() not called yet)
  */
 osStatus_t osTimerStop(osTimerId_t timer_id);
 
@@ -150,6 +152,7 @@ uint32_t osTimerIsRunning(osTimerId_t timer_id);
  * @retval osOK            deleted
  * @retval osErrorParameter an invalid id
  * @retval osErrorISR      called from an interrupt
+ * @retval osError         no kernel set up (utim_os2_init() not called yet)
  */
 osStatus_t osTimerDelete(osTimerId_t timer_id);
 

@@ -18,7 +18,9 @@
  *   one time line and one tick grid. The core is halted for the whole
  *   delay but for the interrupts that come. When the delay returns, every
  *   timer due by its end has had its callback run (PendSV runs before
- *   thread mode resumes). A callback that delays halts main meanwhile.
+ *   thread mode resumes). A callback that delays halts main meanwhile. A
+ *   delay with interrupts masked (PRIMASK set: the port's lock held) could
+ *   never end: osDelay() and osDelayUntil() return osError at once.
  * - "In an interrupt": any exception but the binding's PendSV (IPSR).
  * - The lock: the port's (PRIMASK).
  */

@@ -19,7 +19,9 @@
  *   callback handed to it so far: when osDelay() returns, the callbacks of
  *   the timers that expired up to its end have run, as under a kernel whose
  *   timer thread has the higher priority. A callback that delays does not
- *   wait for its own thread.
+ *   wait for its own thread. A delay with the port's lock held (the
+ *   interrupts masked) could never end: osDelay() and osDelayUntil()
+ *   return osError at once.
  * - "In an interrupt": utim_port_in_isr() (the board's interrupt thread or a
  *   handler pass of native_irq_service()).
  * - The lock: the port's (utim_port_lock(), a recursive mutex).

@@ -68,6 +68,13 @@ static struct {
   uint32_t lost;
 } g;
 
+/* The last generation of the timers deleted (the latest of them, modulo
+ * 2^32): a timer set up in memory that holds none (zeroed, or reused by its
+ * owner after a delete) starts above it, so that an expiry of a deleted
+ * timer still queued for that memory cannot pass for the new timer's.
+ * Written under the port lock. */
+static _Atomic uint32_t gen_floor;
+
 static os2_timer_t pool[UTIM_OS2_TIMER_POOL];
 static bool pool_used[UTIM_OS2_TIMER_POOL];
 
@@ -110,7 +117,10 @@ static uint64_t tick64(void) {
   const uint32_t key = utim_port_lock();
   const uint64_t now = utim_tm_now(g.tm);
   const uint64_t d = now - g.base_start;
-  if (now < g.base_start) {
+  /* Modular, as the manager's time is: its wrap past 2^64 is time going
+   * on (the count goes on through it), a difference of 2^63 or more is the
+   * time set back. */
+  if (d >= (uint64_t)1 << 63) {
     g.base_idx = now / g.ratio;
     g.base_start = g.base_idx * g.ratio;
   } else if (d > 0xFFFFFFFFu) {
@@ -314,7 +324,10 @@ osTimerId_t osTimerNew(osTimerFunc_t func, osTimerType_t type, void *argument,
   /* Memory a timer had (deleted, or not running) keeps counting its
    * generations, so an expiry of its last setting still queued is dropped. */
   atomic_store_explicit(&c->gen,
-                        c->magic == OS2_MAGIC || c->magic == OS2_DEAD ? gen_of(c) + 1u : 1u,
+                        (c->magic == OS2_MAGIC || c->magic == OS2_DEAD
+                             ? gen_of(c)
+                             : atomic_load_explicit(&gen_floor, memory_order_relaxed)) +
+                            1u,
                         memory_order_relaxed);
   utim_tm_timer_init(&c->t, on_expiry, c);
   c->magic = OS2_MAGIC;
@@ -393,6 +406,9 @@ osStatus_t osTimerDelete(osTimerId_t timer_id) {
   (void)utim_tm_stop(g.tm, &c->t);
   c->magic = OS2_DEAD;
   gen_bump(c);
+  if ((int32_t)(gen_of(c) - atomic_load_explicit(&gen_floor, memory_order_relaxed)) > 0) {
+    atomic_store_explicit(&gen_floor, gen_of(c), memory_order_relaxed);
+  }
   if (c->from_pool != 0u) {
     pool_used[c - pool] = false;
   }

@@ -15,6 +15,7 @@
 #include "os2_pick.h"
 #include "os2_suite.h"
 #include "utim/cmsis_os2_cortexm.h"
+#include "utim/port.h"
 #include "utim/utim.h"
 
 #define TICK_HZ 1000u
@@ -126,7 +127,26 @@ static void c_restart_race(void *arg) {
   teardown();
 }
 
+/* A delay with interrupts masked (PRIMASK, the port's lock) cannot end: no
+ * interrupt can report its deadline. It is refused (osError: the binding
+ * cannot block) and changes nothing; it used to halt the core for good. */
+static void c_masked_delay(void *arg) {
+  (void)arg;
+  if (!TH_CHECK(setup())) {
+    return;
+  }
+  const uint32_t k0 = osKernelGetTickCount();
+  const uint32_t key = utim_port_lock();
+  const osStatus_t st = osDelay(1u);
+  utim_port_unlock(key);
+  TH_EQ(st, osError);
+  TH_EQ(osDelay(1u), osOK); /* unmasked: delays as before */
+  TH_CHECK(osKernelGetTickCount() - k0 <= 2u);
+  teardown();
+}
+
 static void more_cases(void) {
+  th_run("bare-metal: a delay with interrupts masked is refused, not a hang", c_masked_delay, NULL);
   th_run("bare-metal: a refused start leaves PendSV's priority", c_refused_start, NULL);
   th_run("bare-metal: a restart racing its old expiry drops it", c_restart_race, NULL);
 }

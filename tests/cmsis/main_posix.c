@@ -24,6 +24,7 @@
 #include "harness.h"
 #include "os2_suite.h"
 #include "utim/cmsis_os2_posix.h"
+#include "utim/port.h"
 #include "utim/time.h"
 
 #define SYS_HZ  1000000u
@@ -42,6 +43,13 @@ int __real_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(voi
 // NOLINTNEXTLINE(bugprone-reserved-identifier,cert-dcl37-c,cert-dcl51-cpp) ; the linker's names
 int __wrap_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), void *arg);
 static _Atomic bool g_refuse_threads;
+
+static atomic_uint g_count;
+
+static void count_cb(void *arg) {
+  (void)arg;
+  atomic_fetch_add(&g_count, 1u);
+}
 // NOLINTNEXTLINE(bugprone-reserved-identifier,cert-dcl37-c,cert-dcl51-cpp) ; the linker's names
 int __wrap_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), void *arg) {
   if (atomic_load(&g_refuse_threads)) {
@@ -138,7 +146,32 @@ static void c_start_refused(void *arg) {
   teardown();
 }
 
+/* A delay with the port's lock held (the interrupts masked) is refused
+ * (osError: the binding cannot block) and changes nothing; it used to wait
+ * for the timer thread, which waited for the lock, for good. */
+static void c_locked_delay(void *arg) {
+  (void)arg;
+  if (!TH_CHECK(setup())) {
+    teardown();
+    return;
+  }
+  osTimerId_t t = osTimerNew(count_cb, osTimerOnce, NULL, NULL);
+  TH_EQ(osTimerStart(t, 1u), osOK); /* an expiry for the timer thread */
+  const uint32_t key = utim_port_lock();
+  const osStatus_t st = osDelay(2u);
+  const osStatus_t st_until = osDelayUntil(osKernelGetTickCount() + 2u);
+  utim_port_unlock(key);
+  TH_EQ(st, osError);
+  TH_EQ(st_until, osError);
+  TH_EQ(osDelay(2u), osOK); /* unlocked: delays as before, the callback ran */
+  TH_EQU(atomic_load(&g_count), 1u);
+  TH_EQ(osTimerDelete(t), osOK);
+  teardown();
+}
+
 static void more_cases(void) {
+  th_run("POSIX: a delay with the port's lock held is refused, not a deadlock", c_locked_delay,
+         NULL);
   th_run("POSIX: on a ticked manager a delay ends on its tick, never early", c_ticked, NULL);
   th_run("POSIX: a delay across the wrap of the manager's time is not cut short", c_wrap, NULL);
   th_run("POSIX: a refused start leaves delays answering osError, a later start works",

@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "board_sim.h"
 #include "harness.h"
@@ -52,7 +53,8 @@ static int b_block_until(void *ctx, utim_tm_t *tm, uint64_t deadline) {
   for (;;) {
     const uint64_t now = utim_tm_now(tm);
     run_queue();
-    if (now >= deadline) {
+    /* Modular, as the manager's time is (a delay may cross its wrap). */
+    if ((int64_t)(deadline - now) <= 0) {
       return 0;
     }
     const uint64_t to_tick = per_tick - now % per_tick;
@@ -188,6 +190,25 @@ static void c_deferred(void *arg) {
   TH_EQU(g_fired, 4u);
   TH_EQ(osTimerDelete(again), osOK);
   TH_EQ(osTimerDelete(once), osOK);
+
+  /* Deleted with an expiry deferred, its caller's memory zeroed and a new
+   * timer set up there and started: the old expiry is not taken for the
+   * new timer's (it was when the new timer's generation began at 1 again,
+   * and its callback ran 100 ticks early). */
+  static uint64_t mem[UTIM_OS2_TIMER_CB_SIZE / 8u];
+  const osTimerAttr_t at = {"zeroed", 0u, mem, sizeof mem};
+  osTimerId_t old = osTimerNew(fired_cb, osTimerOnce, NULL, &at);
+  TH_CHECK(old == (osTimerId_t)mem);
+  start_and_expire(old, 1u);
+  TH_EQ(osTimerDelete(old), osOK);
+  memset(mem, 0, sizeof mem);
+  osTimerId_t anew = osTimerNew(fired_cb, osTimerOnce, NULL, &at);
+  TH_CHECK(anew == (osTimerId_t)mem);
+  TH_EQ(osTimerStart(anew, 100u), osOK);
+  run_queue();
+  TH_EQU(g_fired, 4u);
+  TH_EQU(osTimerIsRunning(anew), 1u);
+  TH_EQ(osTimerDelete(anew), osOK);
   teardown();
 }
 

@@ -66,14 +66,16 @@ static void c_kernel(void *arg) {
 
 /* The tick count against the 64-bit division it stands for, across the
  * manager's time set back, a jump of more than 2^32 counts, and small
- * steps. Not from ARM's suite: utim's cached tick base (os2_time.c). */
+ * steps, none through the wrap of the manager's time (c_tick_wrap). Not
+ * from ARM's suite: utim's cached tick base (os2_time.c). */
 static void c_tick_base(void *arg) {
   (void)arg;
   if (!begin()) {
     return;
   }
   const uint64_t per_tick = osKernelGetSysTimerFreq() / env->tick_hz;
-  static const int64_t jumps[] = {0, -7, (int64_t)1 << 33, 3, -((int64_t)1 << 34), 1, 0};
+  static const int64_t jumps[] = {
+      (int64_t)1 << 35, -7, (int64_t)1 << 33, 3, -((int64_t)1 << 34), 1, 0};
   for (unsigned i = 0; i < sizeof jumps / sizeof jumps[0]; i++) {
     const uint64_t now = utim_tm_now(env->tm);
     TH_EQ(utim_tm_set_time(env->tm, now + (uint64_t)(jumps[i] * (int64_t)per_tick)), 0);
@@ -85,6 +87,31 @@ static void c_tick_base(void *arg) {
     TH_CHECKF(t - (uint32_t)a <= (uint32_t)(b - a), "step %u: tick %lu not in [%lu, %lu]", i,
               (unsigned long)t, (unsigned long)(uint32_t)a, (unsigned long)(uint32_t)b);
   }
+  end();
+}
+
+/* Through the wrap of the manager's 64-bit time (modular: a delay across it
+ * is whole) the tick count goes on, and osDelayUntil() ends at its tick
+ * (the count restarted from 0 there, and osDelayUntil() ended with it
+ * elsewhere). Not from ARM's suite. */
+static void c_tick_wrap(void *arg) {
+  (void)arg;
+  if (!begin()) {
+    return;
+  }
+  const uint64_t per_tick = osKernelGetSysTimerFreq() / env->tick_hz;
+  const uint64_t before = UINT64_MAX - 5u * per_tick / 2u; /* 2.5 ticks before the wrap */
+  TH_EQ(utim_tm_set_time(env->tm, before), 0);
+  const uint32_t t0 = osKernelGetTickCount();
+  TH_EQ(utim_tm_set_time(env->tm, before + 5u * per_tick), 0);
+  const uint32_t t1 = osKernelGetTickCount();
+  /* 5 ticks on, give or take the time passing between the calls */
+  TH_CHECKF(t1 - t0 >= 4u && t1 - t0 <= 6u, "tick %lu, then %lu 5 ticks on", (unsigned long)t0,
+            (unsigned long)t1);
+  TH_EQ(utim_tm_set_time(env->tm, before), 0);
+  const uint32_t t2 = osKernelGetTickCount();
+  TH_EQ(osDelayUntil(t2 + 4u), osOK);
+  TH_EQU(osKernelGetTickCount(), t2 + 4u);
   end();
 }
 
@@ -363,6 +390,8 @@ int os2_suite_run(const os2_suite_env_t *e) {
   th_run("no kernel set up: every call answers osError, 0 or NULL", c_no_kernel, NULL);
   th_run("kernel: tick and sys-timer frequencies, their deltas agree", c_kernel, NULL);
   th_run("kernel: the tick count follows the manager's time set back and forth", c_tick_base, NULL);
+  th_run("kernel: the tick count goes on through the wrap of the manager's time", c_tick_wrap,
+         NULL);
   th_run("osDelay(10) spans 10 ticks; osDelayUntil at its tick; errors", c_delay, NULL);
   th_run("timers: invalid arguments, control blocks (a running timer's refused), stop of a "
          "stopped one",
