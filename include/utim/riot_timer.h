@@ -101,7 +101,9 @@ int timer_set_absolute(tim_t dev, int channel, unsigned int value);
 /**
  * @brief The callback every @p value ticks with TIM_FLAG_RESET_ON_MATCH
  *        (utim_set_periodic()); TIM_FLAG_RESET_ON_SET first resets the
- *        counter to 0, TIM_FLAG_SET_STOPPED leaves the device stopped.
+ *        counter to 0, TIM_FLAG_SET_STOPPED leaves the device stopped
+ *        (timer_start() starts it); without that flag the device is
+ *        started, also when timer_stop() had stopped it.
  * @return 0, or -1 (not initialised, no such channel, @p value 0, below
  *         the instance's minimum compare distance or beyond the counter,
  *         no TIM_FLAG_RESET_ON_MATCH, TIM_FLAG_RESET_ON_SET on a counter

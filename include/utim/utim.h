@@ -257,6 +257,20 @@ int utim_closest_freq(const utim_periph_t *p, uint32_t hz, unsigned clock, uint3
  */
 int utim_freqs(const utim_periph_t *p, unsigned clk, uint32_t *out, size_t cap);
 
+/**
+ * @brief The highest exactly achievable (integer Hz) frequency of clock
+ *        input @p clk that is at most @p hz: with @p hz the previous answer
+ *        minus 1, it walks utim_freqs()'s list without a buffer.
+ * @param p   the instance
+ * @param clk clock input index (see utim_clock())
+ * @param hz  upper bound in Hz
+ * @param[out] out the frequency
+ * @retval 0 success
+ * @retval -EINVAL @p clk is not an input of this timer, or @p out is NULL
+ * @retval -ERANGE the input offers no frequency at or below @p hz
+ */
+int utim_freq_floor(const utim_periph_t *p, unsigned clk, uint32_t hz, uint32_t *out);
+
 /* ---- counter ------------------------------------------------------------ */
 
 /**

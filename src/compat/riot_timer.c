@@ -11,8 +11,6 @@
 
 #include "utim/utim.h"
 
-#define FREQS_MAX 32u
-
 static timer_isr_ctx_t g_ctx[UTIM_RIOT_TIMER_NUMOF];
 
 /* The instance of a device the shim keeps, or NULL. */
@@ -117,7 +115,12 @@ int timer_set_periodic(tim_t dev, int channel, unsigned int value, uint8_t flags
   if ((flags & TIM_FLAG_RESET_ON_SET) != 0u && utim_write(p, 0u) != 0) {
     return -1;
   }
-  return riot_rc(utim_set_periodic(p, (unsigned)channel, value));
+  if (utim_set_periodic(p, (unsigned)channel, value) != 0) {
+    return -1;
+  }
+  /* Without TIM_FLAG_SET_STOPPED the device runs afterwards, as on RIOT's
+   * boards, also when timer_stop() had stopped it. */
+  return (flags & TIM_FLAG_SET_STOPPED) != 0u ? 0 : riot_rc(utim_start(p));
 }
 
 int timer_clear(tim_t dev, int channel) {
@@ -149,46 +152,46 @@ uword_t timer_query_channel_numof(tim_t dev) {
   return p != NULL ? utim_channels(p) : 0u;
 }
 
-/* The device's frequencies, highest first (RIOT's order), each once; how
- * many (the FREQS_MAX highest). Those of every input timer_init() may pick
- * (UTIM_CLOCK_DEFAULT: all but chained ones), not only input 0's. */
-static unsigned freqs_of(tim_t dev, uint32_t *f) {
+/* The device's frequencies, highest first (RIOT's order), each once: the
+ * index-th of them (0 past the end), and how many there are in *n when
+ * @p n is not NULL. Those of every input timer_init() may pick
+ * (UTIM_CLOCK_DEFAULT: all but chained ones), not only input 0's; walked
+ * from the top with utim_freq_floor(), so no list of them is kept. */
+static uint32_t freq_at(tim_t dev, uword_t index, uword_t *n) {
   const utim_periph_t *p = dev_of(dev);
-  unsigned k = 0;
-  for (unsigned c = 0; p != NULL && utim_clock(p, c) != NULL; c++) {
-    if (utim_clock(p, c)->cls == UTIM_CLASS_CHAIN) {
-      continue;
-    }
-    uint32_t g[FREQS_MAX];
-    const int n = utim_freqs(p, c, g, FREQS_MAX);
-    for (int i = 0; i < n && i < (int)FREQS_MAX; i++) {
-      const uint32_t v = g[i];
-      unsigned j = 0;
-      while (j < k && f[j] > v) { /* insertion, descending: k is small */
-        j++;
-      }
-      if ((j < k && f[j] == v) || j == FREQS_MAX) {
-        continue; /* listed already, or below the FREQS_MAX highest */
-      }
-      for (unsigned m = k < FREQS_MAX ? k : FREQS_MAX - 1u; m > j; m--) {
-        f[m] = f[m - 1u];
-      }
-      f[j] = v;
-      if (k < FREQS_MAX) {
-        k++;
+  uint32_t hz = UINT32_MAX;
+  uint32_t at = 0u;
+  uword_t k = 0u;
+  while (p != NULL && (n != NULL || k <= index)) {
+    uint32_t best = 0u;
+    for (unsigned c = 0; utim_clock(p, c) != NULL; c++) {
+      uint32_t f;
+      if (utim_clock(p, c)->cls != UTIM_CLASS_CHAIN && utim_freq_floor(p, c, hz, &f) == 0 &&
+          f > best) {
+        best = f;
       }
     }
+    if (best == 0u) {
+      break;
+    }
+    if (k == index) {
+      at = best;
+    }
+    k++;
+    hz = best - 1u;
   }
-  return k;
+  if (n != NULL) {
+    *n = k;
+  }
+  return at;
 }
 
 uword_t timer_query_freqs_numof(tim_t dev) {
-  uint32_t f[FREQS_MAX];
-  return freqs_of(dev, f);
+  uword_t n;
+  (void)freq_at(dev, 0u, &n);
+  return n;
 }
 
 uint32_t timer_query_freqs(tim_t dev, uword_t index) {
-  uint32_t f[FREQS_MAX];
-  const unsigned k = freqs_of(dev, f);
-  return index < k ? f[index] : 0u;
+  return freq_at(dev, index, NULL);
 }

@@ -225,3 +225,35 @@ int utim_freqs(const utim_periph_t *p, unsigned clk, uint32_t *out, size_t cap) 
   }
   return count;
 }
+
+int utim_freq_floor(const utim_periph_t *p, unsigned clk, uint32_t hz, uint32_t *out) {
+  if (clk >= p->dev->nclocks || out == NULL) {
+    return -EINVAL;
+  }
+  const utim_clock_desc_t *c = &p->dev->clocks[clk];
+  const uint32_t n = div_count(c);
+  if (c->hz == 0u || hz == 0u) {
+    return -ERANGE;
+  }
+  /* c->hz / d <= hz <=> d >= ceil(c->hz / hz): the first such divider, then
+   * up to the first that divides c->hz (frequencies fall as d grows). */
+  const uint32_t want = c->hz / hz + (c->hz % hz != 0u ? 1u : 0u);
+  uint32_t lo = 0u;
+  uint32_t hi = n;
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo) / 2u;
+    if (div_at(c, mid) < want) {
+      lo = mid + 1u;
+    } else {
+      hi = mid;
+    }
+  }
+  for (uint32_t i = lo; i < n; i++) {
+    const uint32_t d = div_at(c, i);
+    if (c->hz % d == 0u) {
+      *out = c->hz / d;
+      return 0;
+    }
+  }
+  return -ERANGE;
+}

@@ -224,6 +224,14 @@ static void t_periodic(void *arg) {
   TH_CHECKF(timer_read(g_dev) >= before, "counter %u, was %u: reset", timer_read(g_dev), before);
   sim_advance(100u * NS);
   TH_CHECKF(timer_read(g_dev) > before, "counter %u, was %u: stopped", timer_read(g_dev), before);
+  /* Stopped by timer_stop(), set without TIM_FLAG_SET_STOPPED: running
+   * again, as on RIOT's boards. */
+  reset_counts();
+  timer_stop(g_dev);
+  TH_EQ(timer_set_periodic(g_dev, 3, 100u, TIM_FLAG_RESET_ON_MATCH), 0);
+  sim_advance(1050u * NS);
+  TH_EQU(g_calls[3], 10u);
+  TH_EQ(timer_clear(g_dev, 3), 0);
 }
 
 /* TIM_FLAG_SET_STOPPED on a counter that cannot be stopped (a 64-bit
@@ -271,7 +279,11 @@ static void t_query(void *arg) {
   static const struct {
     const char *name;
     uint32_t hz;
-  } picks[] = {{"SIM_TIMER16", 32768u}, {"SIM_SYSTICK24", 1000000u}, {"SIM_MTIME64", 10000000u}};
+  } picks[] = {{"SIM_TIMER16", 32768u},
+               {"SIM_SYSTICK24", 1000000u},
+               {"SIM_MTIME64", 10000000u},
+               /* its lowest: more than 32 frequencies (41), every one listed */
+               {"SIM_TIMER8", 32u}};
   for (unsigned i = 0; i < sizeof picks / sizeof picks[0]; i++) {
     const tim_t d = dev_named(picks[i].name);
     th_context("%s at %lu Hz", picks[i].name, (unsigned long)picks[i].hz);

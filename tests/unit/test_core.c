@@ -256,6 +256,28 @@ static void t_freqs(void *arg) {
   TH_EQ(utim_freqs(&mock_p, 3u, out, 64u), 0);
   TH_EQ(utim_freqs(&mock_p, 4u, out, 64u), -EINVAL);
   TH_EQ(utim_freqs(&mock_p, 0u, NULL, 1u), -EINVAL);
+  /* utim_freq_floor() walks the same list from the top, past any buffer. */
+  for (unsigned c = 0; c < 3u; c++) {
+    n = utim_freqs(&mock_p, c, out, 64u);
+    uint32_t hz = UINT32_MAX;
+    int k = 0;
+    uint32_t f;
+    while (utim_freq_floor(&mock_p, c, hz, &f) == 0) {
+      TH_CHECKF(k >= 64 || f == out[k], "input %u: %d-th %lu, listed %lu", c, k, (unsigned long)f,
+                (unsigned long)out[k]);
+      k++;
+      hz = f - 1u;
+    }
+    TH_EQ(k, n);
+  }
+  uint32_t f = 0;
+  TH_EQ(utim_freq_floor(&mock_p, 2u, 333333u, &f), 0);
+  TH_EQU(f, 250000u);
+  TH_EQ(utim_freq_floor(&mock_p, 0u, 31249u, &f), -ERANGE);
+  TH_EQ(utim_freq_floor(&mock_p, 0u, 0u, &f), -ERANGE);
+  TH_EQ(utim_freq_floor(&mock_p, 3u, 1000u, &f), -ERANGE);
+  TH_EQ(utim_freq_floor(&mock_p, 4u, 1000u, &f), -EINVAL);
+  TH_EQ(utim_freq_floor(&mock_p, 0u, 1000u, NULL), -EINVAL);
 }
 
 static void t_properties(void *arg) {
