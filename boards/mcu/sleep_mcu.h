@@ -12,13 +12,20 @@
  *   board whether the counter's interrupt is pending (wrap_pending(): the
  *   NVIC's set-pending bit of its line). When it is, the wrap happened but is
  *   not counted yet: the counter is read again (now surely after the wrap)
- *   and one wrap is added. Correct in any context, locked ones included.
+ *   and one wrap is added. Correct in the timer's interrupt, below its
+ *   priority and in locked sections. Not covered (as for the time manager
+ *   on an overflow, utim_tm_init()): an interrupt of a higher priority than
+ *   the timer's that preempts its handler after the set-pending bit cleared
+ *   and before the overflow callback counted the wrap (the core delivers it
+ *   with the lock released) reads the time line one wrap behind. The boards
+ *   give every timer interrupt one priority, so only an application that
+ *   raises another one above it meets this.
  * - MCU_SLEEP_WRAP_QUARTER: for a counter without overflow interrupt (nRF51
  *   TIMER), compare channel wrap_ch marks every quarter of the counter's
  *   range; its callback advances a base (quarters x 2^(width-2)) that is
  *   never ahead of the counter. A read is base + ((counter - base) mod
  *   2^width), right as long as the marker's interrupt is not delayed by
- *   three quarters of a wrap, so again correct in any context.
+ *   three quarters of a wrap, so correct in any context.
  * - MCU_SLEEP_WRAP_NONE: a 64-bit counter (the RISC-V machine timer) is
  *   the time line as it is: it does not wrap in any lifetime.
  * The counter starts at mcu_sleep_board_t::start (a board sets it shortly
