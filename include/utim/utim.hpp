@@ -57,10 +57,41 @@ struct clock {
   static time_point now() noexcept { return time_point(duration(utim_port_now_ns())); }
 };
 
+/** @brief Implementation of the conversions: not an interface of its own. */
+namespace detail {
+
+/**
+ * @brief @p m x @p F (a period's factor to nanoseconds, reduced), rounded
+ *        up when @p up, else down; exact, for a result below 2^63 (the
+ *        caller's check). std::chrono's own cast multiplies the count by
+ *        F::num first, which overflows int64 long before the result does
+ *        (a count of 1/32768 s beyond 4.7 x 10^12, of 1/3 s beyond 9.2 x 10^9).
+ *
+ * With m = a x F::den + b (b < F::den): a x F::num + (b x F::num) / F::den.
+ */
+template <class F> constexpr std::uint64_t scale_ns(std::uint64_t m, bool up) noexcept {
+  constexpr std::uint64_t n = static_cast<std::uint64_t>(F::num);
+  constexpr std::uint64_t e = static_cast<std::uint64_t>(F::den);
+  const std::uint64_t a = m / e;
+  const std::uint64_t b = m % e;
+  std::uint64_t q = 0;
+  if constexpr (n <= UINT64_MAX / e) {
+    q = b * n / e; /* constexpr for every ordinary period */
+  } else {
+    (void)utim_muldiv(b, n, e, UTIM_ROUND_FLOOR, &q); /* < n: fits */
+  }
+  const std::uint64_t r = b * n - q * e; /* exact modulo 2^64, and r < e */
+  return a * n + q + (up && r != 0u ? 1u : 0u);
+}
+
+} // namespace detail
+
 /**
  * @brief A duration rounded up to whole nanoseconds (a sleep never ends
- *        early), saturated: beyond 9.2 x 10^18 ns (about 291 years) either
- *        way it is clock::duration::max() or min(), never a wrapped value.
+ *        early), exact for any period, saturated: beyond 9.2 x 10^18 ns
+ *        (about 291 years) either way it is clock::duration::max() or min(),
+ *        never a wrapped value. A floating-point NaN is min() (sleep_for()
+ *        refuses it with -EINVAL).
  */
 template <class Rep, class Period>
 constexpr clock::duration ceil_ns(const std::chrono::duration<Rep, Period> &d) {
@@ -71,10 +102,24 @@ constexpr clock::duration ceil_ns(const std::chrono::duration<Rep, Period> &d) {
   if (ns >= lim) {
     return clock::duration::max();
   }
-  if (ns <= -lim) {
+  if (ns <= -lim || ns != ns) {
     return clock::duration::min();
   }
-  return std::chrono::ceil<clock::duration>(d);
+  if constexpr (std::is_floating_point_v<Rep>) {
+    return std::chrono::ceil<clock::duration>(d);
+  } else {
+    static_assert(std::is_integral_v<Rep> && std::numeric_limits<Rep>::digits <= 64,
+                  "an integer count of at most 64 bits");
+    using F = std::ratio_divide<Period, std::nano>;
+    if constexpr (std::is_signed_v<Rep>) {
+      if (d.count() < Rep(0)) { /* ceil(-x) = -floor(x) */
+        const std::uint64_t m = std::uint64_t{0} - static_cast<std::uint64_t>(d.count());
+        return clock::duration(-static_cast<clock::rep>(detail::scale_ns<F>(m, false)));
+      }
+    }
+    return clock::duration(
+        static_cast<clock::rep>(detail::scale_ns<F>(static_cast<std::uint64_t>(d.count()), true)));
+  }
 }
 
 /**
@@ -96,7 +141,6 @@ template <class Rep, class Period> int sleep_for(const std::chrono::duration<Rep
   return utim_sleep_for(ceil_ns(d).count());
 }
 
-/** @brief Implementation of the conversions: not an interface of its own. */
 namespace detail {
 
 /**
@@ -249,10 +293,22 @@ public:
   /* The claim's owner is this object's address: neither copied nor moved. */
   instance(const instance &) = delete;
   instance &operator=(const instance &) = delete;
-  /** @brief Stop the counter and release the claim. */
+  /**
+   * @brief Stop the counter, disarm its channels and drop the compare
+   *        callback (on_compare()), then release the claim: no callback set
+   *        through this owner runs afterwards, also on a counter that cannot
+   *        be stopped (no UTIM_CAP_STOP), and a next owner's start() does not
+   *        resume this one's channels.
+   */
   ~instance() {
     if (err_ == 0) {
       (void)utim_stop(p_);
+      if (utim_freq(p_) != 0u) { /* armed only once initialised */
+        for (unsigned ch = 0; ch < utim_channels(p_); ch++) {
+          (void)utim_clear(p_, ch);
+        }
+      }
+      (void)utim_set_compare_cb(p_, nullptr, nullptr);
       (void)utim_release(p_, this);
     }
   }
@@ -334,7 +390,8 @@ public:
     return utim_tm_start(&tm_, &t_, to_ticks(d, hz), to_ticks(period, hz));
   }
   /** @brief Stop it: its callback does not run for this setting afterwards.
-   *  @return 1 when it was pending, 0 when not (utim_tm_stop()) */
+   *  @return 1 when it was pending, 0 when not, -EINVAL when the manager
+   *          is not running (utim_tm_stop()) */
   int stop() { return utim_tm_stop(&tm_, &t_); }
   /** @brief Whether it is pending. */
   bool pending() const {

@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <limits>
 #include <type_traits>
 
 #include "board_native.h"
@@ -93,7 +94,27 @@ void test_sleep() {
   CHECK(utim::ceil_ns(hours(2000000)) == std::chrono::nanoseconds(hours(2000000))); /* 228 years */
   CHECK(utim::ceil_ns(std::chrono::duration<double, std::milli>(1.25)) == 1250us);
   CHECK(utim::sleep_for(hours::min()) == -EINVAL);
+  /* Exact for any period within range: std::chrono's cast multiplied the
+   * count by the factor first and wrapped long before the result did (a
+   * 4.8-year RTC-tick duration came out negative, so sleep_for() refused it,
+   * and its negation slept for years). */
+  using rtc = std::chrono::duration<std::int64_t, std::ratio<1, 32768>>;
+  using third = std::chrono::duration<std::int64_t, std::ratio<1, 3>>;
+  CHECK(utim::ceil_ns(rtc(5'000'000'000'000LL)).count() == 152'587'890'625'000'000LL);
+  CHECK(utim::ceil_ns(-rtc(5'000'000'000'000LL)).count() == -152'587'890'625'000'000LL);
+  CHECK(utim::ceil_ns(rtc(1)).count() == 30518 && utim::ceil_ns(-rtc(1)).count() == -30517);
+  CHECK(utim::ceil_ns(third(20'000'000'000LL)).count() == 6'666'666'666'666'666'667LL);
+  CHECK(utim::ceil_ns(-third(20'000'000'000LL)).count() == -6'666'666'666'666'666'666LL);
+  /* NaN: min(), refused by sleep_for() (it converted NaN to an integer: UB). */
+  const std::chrono::duration<double> nan(std::numeric_limits<double>::quiet_NaN());
+  CHECK(utim::ceil_ns(nan) == utim::clock::duration::min());
+  CHECK(utim::sleep_for(nan) == -EINVAL);
 }
+
+/* ceil_ns() stays usable in constant expressions. */
+static_assert(utim::ceil_ns(std::chrono::milliseconds(1)) == std::chrono::milliseconds(1));
+static_assert(utim::ceil_ns(std::chrono::duration<std::int64_t, std::ratio<1, 32768>>(1)) ==
+              std::chrono::nanoseconds(30518));
 
 void test_ticks() {
   CHECK(utim::to_ticks(1ms, 1000000u) == 1000u);
@@ -202,6 +223,27 @@ void test_instance_ops() {
   (void)t.on_compare(nullptr, nullptr);
 }
 
+/* An owner's end disarms what it armed: a periodic channel left armed (its
+ * counter only stopped) resumed, with the dead owner's callback and
+ * argument, when the next owner started the counter; on a counter that
+ * cannot be stopped it never even paused. */
+void test_instance_end() {
+  uint32_t hz = 0;
+  {
+    utim::instance t("NATIVE_ALARM");
+    CHECK(utim_closest_freq(t.get(), 1000000u, UTIM_CLOCK_DEFAULT, &hz) == 0);
+    CHECK(t.init(hz) == 0 && t.start() == 0);
+    CHECK(t.on_compare(on_compare, nullptr) == 0 && t.set_every(0u, 1ms) == 0);
+    CHECK(wait_until([] { return g_calls >= 1; }));
+  }
+  (void)utim::sleep_for(5ms); /* a delivery already under way at the end ends too */
+  g_calls = 0;
+  utim::instance next("NATIVE_ALARM");
+  CHECK(next.ok() && next.hz() == hz && next.start() == 0); /* still initialised: no init */
+  (void)utim::sleep_for(10ms);
+  CHECK(g_calls == 0);
+}
+
 void test_tm_timer() {
   utim::instance alarm("NATIVE_ALARM");
   uint32_t hz = 0;
@@ -280,6 +322,7 @@ int main() {
   test_ticks_range();
   test_instance();
   test_instance_ops();
+  test_instance_end();
   test_tm_timer();
   std::printf("1..%d\n%d passed, %d failed\n", g_passed + g_failed, g_passed, g_failed);
   return g_failed == 0 ? 0 : 1;
