@@ -50,7 +50,9 @@ int main(int argc, char **argv) {
   native_board_init();
   const utim_periph_t *p = utim_by_name("NATIVE_ALARM");
   uint32_t hz = 0;
-  if (p == NULL || utim_closest_freq(p, 1000000u, UTIM_CLOCK_DEFAULT, &hz) != 0 ||
+  /* Claimed first: the manager is the instance's owner from here on. */
+  if (p == NULL || utim_claim(p, &tm) != 0 ||
+      utim_closest_freq(p, 1000000u, UTIM_CLOCK_DEFAULT, &hz) != 0 ||
       utim_init(p, hz, UTIM_CLOCK_DEFAULT) != 0 || utim_start(p) != 0 ||
       utim_tm_init(&tm, p, 0u, UTIM_TM_TICKLESS, 0u) != 0) {
     fprintf(stderr, "many_timeouts: cannot start the time manager on NATIVE_ALARM\n");
@@ -77,6 +79,7 @@ int main(int argc, char **argv) {
   }
   /* No callback runs after this: jobs[].fired can be read without a race. */
   (void)utim_tm_deinit(&tm);
+  (void)utim_release(p, &tm);
   unsigned twice = 0;
   for (unsigned i = 0; i < n; i++) {
     twice += jobs[i].fired > 1u;

@@ -31,7 +31,9 @@ int main(void) {
   mcu_console_init();
   const utim_periph_t *p = utim_by_name("MPS2_TIMER1");
   uint32_t hz = 0;
-  if (p == NULL || utim_closest_freq(p, 25000000u, UTIM_CLOCK_DEFAULT, &hz) != 0 ||
+  /* Claimed first: the manager is the instance's owner from here on. */
+  if (p == NULL || utim_claim(p, &tm) != 0 ||
+      utim_closest_freq(p, 25000000u, UTIM_CLOCK_DEFAULT, &hz) != 0 ||
       utim_init(p, hz, UTIM_CLOCK_DEFAULT) != 0 || utim_start(p) != 0 ||
       utim_tm_init(&tm, p, UTIM_TM_OVERFLOW, UTIM_TM_TICKED, hz / 1000u) != 0) {
     puts_uart("oneshot: cannot start the time manager\n");
@@ -50,5 +52,6 @@ int main(void) {
   const int ok = fired_at >= start + ticks;
   puts_uart(ok ? "oneshot: fired after 250 ms, not before\n" : "oneshot: fired EARLY\n");
   (void)utim_tm_deinit(&tm);
+  (void)utim_release(p, &tm);
   mcu_exit(ok ? 0 : 1);
 }
