@@ -108,6 +108,7 @@ struct utim_tm {
   uint64_t now_at;        /**< internal time the interrupt serves timers up to */
   uint32_t overrun;       /**< coalesced expiries of the running callback */
   bool running;           /**< utim_tm_init() succeeded */
+  bool serving;           /**< in its interrupt's advance (utim_tm_init() clears it) */
   /* Last: the fields above stay at small offsets (see utim_tm_wheel_t). */
   utim_tm_wheel_t wheel; /**< pending timers, in internal ticks */
 };
@@ -140,7 +141,8 @@ struct utim_tm {
  * that preempts the timer's own reads the time one tick behind; read the
  * time from the timer's priority or below, or use a compare channel.
  * @param tm   the manager (its old contents are ignored, so it must not be
- *             running: utim_tm_deinit() a running one first)
+ *             running: utim_tm_deinit() a running one first, also from one
+ *             of its callbacks: the interrupt then serves no more timers)
  * @param p    the instance
  * @param ch   the channel, or UTIM_TM_OVERFLOW
  * @param mode UTIM_TM_TICKLESS or UTIM_TM_TICKED (UTIM_TM_OVERFLOW: ticked)

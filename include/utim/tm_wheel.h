@@ -119,8 +119,14 @@ typedef struct utim_tm_wheel {
   utim_tm_link_t slot[UTIM_TM_WHEEL_LEVELS * UTIM_TM_WHEEL_SLOTS]; /**< per slot: list head */
 } utim_tm_wheel_t;
 
-/** @brief What utim_tm_wheel_advance() calls for each expired entry. */
-typedef void (*utim_tm_expire_fn)(utim_tm_node_t *node, void *ctx);
+/**
+ * @brief What utim_tm_wheel_advance() calls for each expired entry; it
+ *        returns false to end the advance there (the wheel's time stays at
+ *        that expiry), e.g. after it set the wheel up again
+ *        (utim_tm_wheel_init()), whose time then has nothing to do with the
+ *        advance's target.
+ */
+typedef bool (*utim_tm_expire_fn)(utim_tm_node_t *node, void *ctx);
 
 /**
  * @brief Empty the wheel and set its time.
@@ -177,6 +183,7 @@ bool utim_tm_wheel_next(const utim_tm_wheel_t *w, uint64_t *out);
  *        included. An entry inserted due (its expiry not ahead of the wheel's
  *        time) counts as expiring at the wheel's time, after the entries
  *        already there: inserted by @p fn, it expires in the same call.
+ *        When @p fn returns false the advance ends at once.
  * @param w   the wheel
  * @param now the new time; one behind the wheel's time changes nothing
  * @param fn  the expiry function

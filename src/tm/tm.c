@@ -113,7 +113,12 @@ static void program(utim_tm_t *tm) {
   rearm(tm, target, now, true);
 }
 
-static void expire(utim_tm_node_t *n, void *ctx) {
+/* The wheel's expiry function: the timer's callback (a periodic timer back
+ * on the wheel first). It ends the advance when the callback started the
+ * manager anew (utim_tm_init() clears serving): the new wheel's time has
+ * nothing to do with the advance's target, and going on would serve the
+ * new timers early. */
+static bool expire(utim_tm_node_t *n, void *ctx) {
   utim_tm_t *tm = ctx;
   utim_tm_timer_t *t = (utim_tm_timer_t *)(void *)n;
   tm->overrun = 0;
@@ -130,6 +135,7 @@ static void expire(utim_tm_node_t *n, void *ctx) {
     utim_tm_wheel_insert(&tm->wheel, n, next);
   }
   t->cb(tm, t, t->arg);
+  return tm->serving;
 }
 
 /* The manager's interrupt: serve what is due, arm the next one (a channel)
@@ -139,9 +145,15 @@ static void service(utim_tm_t *tm) {
     tm->last += tm->tick;
   }
   tm->now_at = now_locked(tm);
+  tm->serving = true;
   (void)utim_tm_wheel_advance(&tm->wheel, tm->now_at, expire, tm);
   /* A callback may have ended the manager (utim_tm_deinit()): its channel
-   * is cleared and stays so. */
+   * is cleared and stays so; or started it anew (utim_tm_init()), which
+   * armed its channel itself (a second arming would skip a tick). */
+  if (!tm->serving) {
+    return;
+  }
+  tm->serving = false;
   if (!on_ovf(tm) && tm->running) {
     program(tm);
   }
@@ -217,6 +229,7 @@ int utim_tm_init(utim_tm_t *tm, const utim_periph_t *p, unsigned ch, utim_tm_mod
   tm->max = max;
   tm->offset = 0u;
   tm->overrun = 0u;
+  tm->serving = false;
   tm->tick_at = 0u;
   tm->last = 0u;
   utim_tm_wheel_init(&tm->wheel, 0u);

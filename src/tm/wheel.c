@@ -230,7 +230,9 @@ uint32_t utim_tm_wheel_advance(utim_tm_wheel_t *w, uint64_t now, utim_tm_expire_
       utim_tm_node_t *n = (utim_tm_node_t *)(void *)head->next;
       (void)utim_tm_wheel_remove(w, n);
       fired++;
-      fn(n, ctx);
+      if (!fn(n, ctx)) {
+        return fired;
+      }
       head = &w->slot[digit(w->clk, 0u)];
     }
     if (w->clk == now) {

@@ -434,6 +434,63 @@ static void t_deinit_in_cb(void *arg) {
   th_context("%s", "");
 }
 
+/* A callback that ends the manager and starts it anew, then starts a
+ * timer of 100 ticks on it: the interrupt it runs in went on advancing the
+ * new manager's wheel (time 0) to the old one's time, and served the timer
+ * about 100 ticks early; ticked, it also armed the new manager's channel a
+ * second time, a tick point later. */
+static uint64_t renew_started;
+static uint64_t renew_fired;
+static unsigned renew_calls;
+
+static void renewed_cb(utim_tm_t *m, utim_tm_timer_t *t, void *arg) {
+  (void)t;
+  (void)arg;
+  renew_calls++;
+  renew_fired = utim_tm_now(m);
+}
+
+static utim_tm_timer_t renewed;
+
+static void renew_cb(utim_tm_t *m, utim_tm_timer_t *t, void *arg) {
+  (void)t;
+  (void)arg;
+  const utim_periph_t *p = m->p;
+  const unsigned ch = m->ch;
+  const utim_tm_mode_t mode = m->mode;
+  const uint64_t tick = m->tick;
+  TH_EQ(utim_tm_deinit(m), 0);
+  TH_EQ(utim_tm_init(m, p, ch, mode, tick), 0);
+  renew_started = utim_tm_now(m);
+  utim_tm_timer_init(&renewed, renewed_cb, NULL);
+  TH_EQ(utim_tm_start(m, &renewed, 100u, 0u), 0);
+}
+
+static void t_init_in_cb(void *arg) {
+  (void)arg;
+  const utim_periph_t *p = utim_by_name("SIM_TIMER16");
+  for (unsigned mode = 0; mode < 2u; mode++) {
+    th_context("%s", mode_names[mode]);
+    if (!setup(p, 0u, mode == 0u ? UTIM_TM_TICKLESS : UTIM_TM_TICKED, mode_tick(p, mode))) {
+      return;
+    }
+    const uint64_t late = mode == 0u ? 2u : mode_tick(p, mode) + 2u;
+    utim_tm_timer_t a;
+    utim_tm_timer_init(&a, renew_cb, NULL);
+    renew_calls = 0u;
+    sim_advance(ns_of(5000u)); /* the old manager's time runs well ahead */
+    TH_EQ(utim_tm_start(&tm, &a, 10u, 0u), 0);
+    sim_advance(ns_of(10u + 100u + 3u * mode_tick(p, mode) + 50u));
+    TH_CHECK(tm.running);
+    TH_EQU(renew_calls, 1u);
+    TH_CHECKF(renew_fired >= renew_started + 100u && renew_fired <= renew_started + 100u + late,
+              "started at %" PRIu64 " for 100 ticks, served at %" PRIu64, renew_started,
+              renew_fired);
+    TH_EQ(utim_tm_deinit(&tm), 0);
+  }
+  th_context("%s", "");
+}
+
 static unsigned n_past;
 static uint32_t past_overrun;
 
@@ -579,6 +636,7 @@ int main(int argc, char **argv) {
   th_run("a wrap during an overflow manager's init is in its time", t_init_wrap, NULL);
   th_run("timeouts beyond the wheel's levels and across the reported time's wrap", t_far, NULL);
   th_run("a callback that ends the manager leaves its channel cleared", t_deinit_in_cb, NULL);
+  th_run("a callback that starts the manager anew: its timers are not early", t_init_in_cb, NULL);
   th_run("a periodic start in the past keeps its grid and counts the points passed", t_past_grid,
          NULL);
   th_run("a task clear refused (manager ended) keeps the wake bit", t_clear_refused, NULL);

@@ -39,13 +39,14 @@ static unsigned log_id[LOG_MAX];
 static uint64_t log_at[LOG_MAX];
 static unsigned log_n;
 
-static void record(utim_tm_node_t *n, void *ctx) {
+static bool record(utim_tm_node_t *n, void *ctx) {
   (void)ctx;
   if (log_n < LOG_MAX) {
     log_id[log_n] = ((tnode_t *)(void *)n)->id;
     log_at[log_n] = utim_tm_wheel_time(&wheel);
   }
   log_n++;
+  return true;
 }
 
 static void reset(uint64_t now) {
@@ -163,9 +164,9 @@ static void t_order_and_remove(void *arg) {
  * another and inserts a due one, which expires in the same call. */
 static unsigned fn_calls;
 
-static void periodic_fn(utim_tm_node_t *n, void *ctx) {
+static bool periodic_fn(utim_tm_node_t *n, void *ctx) {
   (void)ctx;
-  record(n, NULL);
+  (void)record(n, NULL);
   const tnode_t *t = (const tnode_t *)(void *)n;
   fn_calls++;
   if (t->id == 0u && fn_calls < 10u) {
@@ -175,6 +176,7 @@ static void periodic_fn(utim_tm_node_t *n, void *ctx) {
       utim_tm_wheel_insert(&wheel, &nodes[2].node, utim_tm_wheel_time(&wheel) - 5u);
     }
   }
+  return true;
 }
 
 static void t_changes_from_expiry(void *arg) {
@@ -198,6 +200,29 @@ static void t_changes_from_expiry(void *arg) {
     }
   }
   TH_EQU(wheel.count, 0);
+}
+
+/* An expiry function that sets the wheel up again (the time manager's
+ * callback that ends the manager and starts it anew) ends the advance: the
+ * new wheel's entries are not advanced to the old target. */
+static bool reinit_fn(utim_tm_node_t *n, void *ctx) {
+  (void)ctx;
+  (void)record(n, NULL);
+  utim_tm_wheel_init(&wheel, 0u);
+  utim_tm_wheel_insert(&wheel, &nodes[1].node, 100u);
+  return false;
+}
+
+static void t_stop_from_expiry(void *arg) {
+  (void)arg;
+  reset(0u);
+  utim_tm_wheel_insert(&wheel, &nodes[0].node, 4000u);
+  TH_EQU(utim_tm_wheel_advance(&wheel, 5000u, reinit_fn, NULL), 1);
+  TH_EQU(log_n, 1);
+  TH_EQU(utim_tm_wheel_time(&wheel), 0);
+  TH_CHECK(utim_tm_node_pending(&nodes[1].node));
+  TH_EQU(utim_tm_wheel_advance(&wheel, 99u, record, NULL), 0);
+  TH_EQU(utim_tm_wheel_advance(&wheel, 100u, record, NULL), 1);
 }
 
 /* ---- randomized run against a reference model ------------------------------ */
@@ -254,7 +279,7 @@ static unsigned m_first(void) {
   return best;
 }
 
-static void random_fn(utim_tm_node_t *n, void *ctx) {
+static bool random_fn(utim_tm_node_t *n, void *ctx) {
   (void)ctx;
   const unsigned id = ((tnode_t *)(void *)n)->id;
   const unsigned want = m_first();
@@ -278,6 +303,7 @@ static void random_fn(utim_tm_node_t *n, void *ctx) {
       m_insert(o, clk + rnd_dist() % 1000u);
     }
   }
+  return true;
 }
 
 static unsigned long long opt_seed = 20261124u;
@@ -364,6 +390,7 @@ int main(int argc, char **argv) {
   th_run("wrap of the 64-bit tick count", t_wrap, NULL);
   th_run("order of equal expiries, removal", t_order_and_remove, NULL);
   th_run("changes from the expiry function", t_changes_from_expiry, NULL);
+  th_run("an expiry function that returns false ends the advance", t_stop_from_expiry, NULL);
   th_run("randomized against a reference model", t_random, NULL);
   return th_finish();
 }
