@@ -29,7 +29,12 @@
  * - periodic timers stay on their grid (expiry k is start + k x period,
  *   without drift); when the manager could not run a callback for several
  *   grid points, it runs it once and utim_tm_overrun() says how many were
- *   coalesced (like POSIX timer_getoverrun());
+ *   coalesced (like POSIX timer_getoverrun()). Unlike a periodic channel
+ *   (utim_set_periodic()) the manager does not pace its interrupt: a
+ *   tickless timer whose period is shorter than that interrupt (its entry,
+ *   the callbacks due, the re-arm and its return: a few microseconds on a
+ *   small core) finds its next point passed at every re-arm, and the
+ *   interrupt comes back at once, for good; keep periods well above it;
  * - an expiry farther than the counter's range is fine (the channel is
  *   re-armed on the way, at most half a range at a time).
  * Callbacks run in the instance's interrupt context with the port lock held
