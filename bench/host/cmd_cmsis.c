@@ -110,6 +110,7 @@ typedef struct cm_report {
   char cg_note[320];
   double instr[I_N][2]; /* [0] CMSIS, [1] direct */
   double combined;      /* %, over the rows measured both ways */
+  bool combined_ok;     /* every row of the combined figure has samples */
 } cm_report_t;
 
 static void cm_describe(FILE *f) {
@@ -445,11 +446,25 @@ static int measure_rt(const cm_opts_t *o, cm_report_t *r) {
   /* Combined, over the rows measured both ways. */
   double sc = 0.0;
   double sn = 0.0;
+  r->combined_ok = true;
   for (unsigned i = R_CB_NATIVE; i + 1u < R_N; i += 2u) {
     sn += r->rows[i].mean;
     sc += r->rows[i + 1u].mean;
   }
-  r->combined = sn > 0.0 ? (sc / sn - 1.0) * 100.0 : 0.0;
+  /* A row without a sample has a mean of 0: the sum would leave it out on
+   * one side only. Such a row is a failed measurement. */
+  for (unsigned i = 0; i < R_N; i++) {
+    if (r->rows[i].n == 0u) {
+      fprintf(stderr, BENCH_PROG " cmsis: row '%s' (%s) measured no sample\n", row_label[i],
+              row_path[i]);
+      if (i >= R_CB_NATIVE) {
+        r->combined_ok = false;
+      }
+      rc = 1;
+    }
+  }
+  r->combined_ok = r->combined_ok && sn > 0.0;
+  r->combined = r->combined_ok ? (sc / sn - 1.0) * 100.0 : 0.0;
   return rc;
 }
 
@@ -491,7 +506,7 @@ static void print_json(bench_jw_t *w, const void *rp) {
     bench_jw_end(w);
   }
   bench_jw_end(w);
-  bench_jw_num(w, "combined_overhead_percent", true, r->combined);
+  bench_jw_num(w, "combined_overhead_percent", r->combined_ok, r->combined);
 }
 
 static const bench_col_t instr_cols[] = {
@@ -548,10 +563,15 @@ static void print_table(FILE *f, const void *rp) {
     };
     bench_table_row(f, rt_cols, NRCOLS, cells, NRCOLS, NULL);
   }
-  fprintf(f,
-          "\ncombined (callback latency, task activation, delay lateness only): sum of CMSIS "
-          "means / sum of native means - 1 = %+.2f %%\n",
-          r->combined);
+  if (r->combined_ok) {
+    fprintf(f,
+            "\ncombined (callback latency, task activation, delay lateness only): sum of CMSIS "
+            "means / sum of native means - 1 = %+.2f %%\n",
+            r->combined);
+  } else {
+    fprintf(f, "\ncombined (callback latency, task activation, delay lateness only): not "
+               "measured (a row has no sample)\n");
+  }
 }
 
 static const bench_writer_t cm_writer = {

@@ -36,7 +36,7 @@ typedef struct bench_to_row {
   double irq_cpu;      /**< alarm rows: CPU % of the interrupt thread over the row, < 0 unknown */
   unsigned long early; /**< callbacks before the expiry (beyond the phase uncertainty) */
   /**
-   * @brief Alarm rows: samples whose callback followed a sleep of the interrupt
+   * @brief No-spin alarm rows: samples whose callback followed a sleep of the interrupt
    *        thread that ended at its deadline (native_irq_deadline_wake_ns()).
    */
   unsigned long n_split;

@@ -36,8 +36,8 @@
 #define TS_NSIZE  6u
 #define TS_NPATH  2u
 #define TS_SEED   1u
-#define TS_DEF_N  20u
-#define TS_LONG_N 100u
+#define TS_DEF_N  20
+#define TS_LONG_N 100
 
 static const uint32_t ts_hz[TS_NFREQ] = {10000u, 100000u, 1000000u, 10000000u};
 static const uint64_t ts_us[TS_NSIZE] = {10u, 100u, 1000u, 10000u, 100000u, 1000000u};

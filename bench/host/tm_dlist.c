@@ -54,8 +54,10 @@ uint64_t dl_advance(uint64_t ticks) {
       break;
     }
     ticks -= n->delta;
-    dl_remove(n);
+    /* Its delta is spent (the list's time has reached it): dl_remove() would
+     * hand it on to the successor, which would then expire that much later. */
     n->delta = 0u;
+    dl_remove(n);
     expired++;
     if (n->period != 0u) {
       dl_insert(n, n->period);
