@@ -128,6 +128,13 @@ static const bench_col_t stat_cols[] = {
 };
 #define NSTAT_COLS (sizeof stat_cols / sizeof stat_cols[0])
 
+/* The largest interval of log2 bucket @p b that a run draws: the bucket's
+ * top, or the run's limit (--limit) in the bucket that holds it. */
+static uint64_t bucket_hi(const bench_stress_t *s, unsigned b) {
+  const uint64_t top = b < 63u ? (2ull << b) - 1u : ~0ull;
+  return top < s->limit ? top : s->limit;
+}
+
 static void stat_cells(const bench_stress_stat_t *st, bench_cell_t *c) {
   c[0] = BENCH_NUM((double)st->n);
   c[1] = BENCH_NUM(st->mean);
@@ -202,7 +209,7 @@ static void print_run(FILE *f, const st_run_t *r, unsigned idx) {
       continue;
     }
     char range[48];
-    snprintf(range, sizeof range, "%llu - %llu", 1ull << b, b < 63u ? (2ull << b) - 1u : ~0ull);
+    snprintf(range, sizeof range, "%llu - %llu", 1ull << b, (unsigned long long)bucket_hi(s, b));
     bench_cell_t c[6];
     c[0] = BENCH_TEXT(range);
     stat_cells(st, c + 1);
@@ -288,7 +295,7 @@ static void jw_run(bench_jw_t *w, const st_run_t *r, unsigned long seed) {
     }
     bench_jw_object(w, NULL);
     bench_jw_uint(w, "lo", 1ull << b);
-    bench_jw_uint(w, "hi", b < 63u ? (2ull << b) - 1u : ~0ull);
+    bench_jw_uint(w, "hi", bucket_hi(s, b));
     jw_stat(w, s, &s->bucket[b]);
     bench_jw_end(w);
   }
