@@ -105,7 +105,7 @@ int timer_set_absolute(tim_t dev, int channel, unsigned int value);
  *        (timer_start() starts it); without that flag the device is
  *        started, also when timer_stop() had stopped it.
  * @return 0, or -1 (not initialised, no such channel, @p value 0, below
- *         the instance's minimum compare distance or beyond the counter,
+ *         the instance's minimum compare distance or above utim_max_period(),
  *         no TIM_FLAG_RESET_ON_MATCH, TIM_FLAG_RESET_ON_SET on a counter
  *         that cannot be written, or TIM_FLAG_SET_STOPPED on a counter that
  *         cannot be stopped: no UTIM_CAP_STOP, e.g. a 64-bit machine timer);

@@ -162,6 +162,16 @@ static inline unsigned utim_min_distance(const utim_periph_t *p) {
   return p->dev->min_distance;
 }
 
+/**
+ * @brief The longest period utim_set_periodic() takes: utim_max() -
+ *        utim_min_distance() + 1 (a longer one could leave a grid point too
+ *        close to arm with the next one beyond one compare).
+ */
+static inline uint64_t utim_max_period(const utim_periph_t *p) {
+  const uint64_t d = utim_min_distance(p);
+  return d > 1u ? utim_max(p) - d + 1u : utim_max(p);
+}
+
 /** @brief Platform name of the instance, e.g. "SIM_TIMER16". */
 static inline const char *utim_name(const utim_periph_t *p) {
   return p->dev->name;
@@ -396,7 +406,7 @@ int utim_set_rel(const utim_periph_t *p, unsigned ch, uint64_t ticks);
  * skipped it, before it has passed).
  * @retval 0 armed
  * @retval -EINVAL @p ch >= utim_channels(), the instance is not initialised, or @p period is 0
- * @retval -ERANGE @p period > utim_max() or @p period < utim_min_distance()
+ * @retval -ERANGE @p period < utim_min_distance() or > utim_max_period()
  */
 int utim_set_periodic(const utim_periph_t *p, unsigned ch, uint64_t period);
 

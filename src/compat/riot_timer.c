@@ -104,7 +104,7 @@ int timer_set_periodic(tim_t dev, int channel, unsigned int value, uint8_t flags
   /* Everything utim_set_periodic() and the reset would refuse is refused
    * before the device is stopped or reset: a refused call changes nothing. */
   if (p == NULL || (flags & TIM_FLAG_RESET_ON_MATCH) == 0u || value < utim_min_distance(p) ||
-      value == 0u || (uint64_t)value > utim_max(p) ||
+      value == 0u || (uint64_t)value > utim_max_period(p) ||
       ((flags & TIM_FLAG_RESET_ON_SET) != 0u && (utim_caps(p) & UTIM_CAP_WRITE) == 0u) ||
       ((flags & TIM_FLAG_SET_STOPPED) != 0u && (utim_caps(p) & UTIM_CAP_STOP) == 0u)) {
     return -1;

@@ -159,7 +159,11 @@ int utim_set_periodic(const utim_periph_t *p, unsigned ch, uint64_t period) {
   if (period == 0u) {
     return -EINVAL;
   }
-  if (period > utim_max(p) || period < p->dev->min_distance) {
+  /* A period within min_distance - 1 of a wrap can leave its next grid
+   * point too close to arm while the one after it is beyond one compare:
+   * the re-arm would wait for the counter to get there, for ever when the
+   * counter was stopped meanwhile (utim_max_period()). */
+  if (period < p->dev->min_distance || period > utim_max_period(p)) {
     return -ERANGE;
   }
   utim_state_t *st = state_of(p);

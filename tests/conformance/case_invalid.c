@@ -123,6 +123,10 @@ void ct_case_invalid(const utim_periph_t *p) {
     CT_INVALID(utim_set_periodic(p, 0, 0u), -EINVAL);
     if (ct_md(p) > 1u) {
       CT_INVALID(utim_set_periodic(p, 0, ct_md(p) - 1u), -ERANGE);
+      /* Its grid could put a point too close to arm with the next beyond
+       * one compare: the re-arm then waited for a stopped counter. */
+      CT_INVALID(utim_set_periodic(p, 0, max - ct_md(p) + 2u), -ERANGE);
+      CT_INVALID(utim_set_periodic(p, 0, max), -ERANGE);
     }
   }
   uint32_t bad_evt[4];

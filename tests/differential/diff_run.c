@@ -333,7 +333,7 @@ bool exec_op(ctx_t *x, const op_t *op) {
     r = utim_set_periodic(p, ch, op->a);
     if (!chok || op->a == 0) {
       er = -EINVAL;
-    } else if (op->a > m->max || op->a < m->md) {
+    } else if (op->a > m->max - (m->md - 1u) || op->a < m->md) {
       er = -ERANGE;
     } else {
       m->armed[ch] = true;

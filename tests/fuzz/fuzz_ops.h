@@ -15,7 +15,7 @@
  * |-------------------|-----------------------|------|
  * | FUZZ_SET_ABS      | ch(1) delta(4)        | utim_set_abs(ch, counter + delta) |
  * | FUZZ_SET_REL      | ch(1) ticks(4)        | utim_set_rel(ch, ticks & max) |
- * | FUZZ_SET_PERIODIC | ch(1) period(2)       | utim_set_periodic(ch, period clamped to min distance .. max; masked: to FUZZ_MASKED_MIN_NS at least) |
+ * | FUZZ_SET_PERIODIC | ch(1) period(2)       | utim_set_periodic(ch, period clamped to min distance .. utim_max_period(); masked: to FUZZ_MASKED_MIN_NS at least) |
  * | FUZZ_CLEAR        | ch(1)                 | utim_clear(ch) |
  * | FUZZ_ADVANCE      | ns(3)                 | let ns of virtual time pass |
  * | FUZZ_CRITICAL     | units(2)              | interrupts off for units x FUZZ_CRITICAL_NS_UNIT ns |

@@ -493,8 +493,8 @@ static void run_op(unsigned code) {
     if ((masked & UTIM_EVT_CH(ch)) != 0u && period < masked_min_period()) {
       period = masked_min_period();
     }
-    if (period > max) {
-      period = max;
+    if (period > utim_max_period(inst)) {
+      period = utim_max_period(inst);
     }
     arm_model(ch, SET_PERIODIC, period, run_lo());
     if (utim_set_periodic(inst, ch, period) != 0) {

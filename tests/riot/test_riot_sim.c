@@ -234,6 +234,35 @@ static void t_periodic(void *arg) {
   TH_EQ(timer_clear(g_dev, 3), 0);
 }
 
+/* A period the uAPI refuses near the counter's top (on an instance with a
+ * minimum compare distance of 3: utim_max_period() is 253 on 8 bits) is
+ * refused before the device is stopped or reset, as the shim's own checks
+ * are: it used to check only the counter's range, and stopped and reset
+ * the device before utim_set_periodic() refused. */
+static void t_periodic_top(void *arg) {
+  (void)arg;
+  sim_board_init();
+  reset_counts();
+  g_dev = dev_named("SIM_TIMER8");
+  const utim_periph_t *p = utim_by_name("SIM_TIMER8");
+  if (!TH_CHECK(g_dev != TIMER_UNDEF && p != NULL && utim_min_distance(p) == 3u)) {
+    return;
+  }
+  TH_EQ(timer_init(g_dev, timer_query_freqs(g_dev, 0u), cb, &g_calls), 0);
+  TH_EQU(utim_max_period(p), 253u);
+  sim_advance(10000u);
+  const unsigned before = timer_read(g_dev);
+  TH_EQ(timer_set_periodic(g_dev, 0, 254u,
+                           TIM_FLAG_RESET_ON_MATCH | TIM_FLAG_RESET_ON_SET | TIM_FLAG_SET_STOPPED),
+        -1);
+  TH_EQU(timer_read(g_dev), before); /* neither reset nor moved on yet */
+  sim_advance(10000u);
+  TH_CHECKF(timer_read(g_dev) != before, "counter %u, was %u: stopped", timer_read(g_dev), before);
+  TH_EQU(utim_pending(p), 0u);
+  TH_EQ(timer_set_periodic(g_dev, 0, 253u, TIM_FLAG_RESET_ON_MATCH), 0);
+  TH_EQ(timer_clear(g_dev, 0), 0);
+}
+
 /* TIM_FLAG_SET_STOPPED on a counter that cannot be stopped (a 64-bit
  * machine timer): refused, nothing armed, the counter running. */
 static void t_periodic_unstoppable(void *arg) {
@@ -353,6 +382,8 @@ int main(void) {
          t_wide, NULL);
   th_run("timer_set_periodic: every value ticks; set stopped; timer_stop/timer_start", t_periodic,
          NULL);
+  th_run("timer_set_periodic: a period above utim_max_period() refused before stop and reset",
+         t_periodic_top, NULL);
   th_run("timer_set_periodic: TIM_FLAG_SET_STOPPED refused on a counter that cannot be stopped",
          t_periodic_unstoppable, NULL);
   th_run("timer_query_*: channels, frequencies highest first", t_query, NULL);
