@@ -84,14 +84,80 @@ static void rearm(utim_tm_t *tm, uint64_t target, uint64_t now, bool force) {
   arm(tm, target, now);
 }
 
+static uint32_t sat32(uint64_t x) {
+  return x > UINT32_MAX ? UINT32_MAX : (uint32_t)x;
+}
+
+/* Interrupts in a row whose next expiry is near, after which the manager
+ * paces itself: a burst of close expiries is served at once, a chain that
+ * does not end is not. */
+#define PACE_STREAK 3u
+/* The most an interrupt's entry and return are taken to cost, in multiples
+ * of its own time plus a tick. */
+#define PACE_COST 4u
+
+/*
+ * The tickless interrupt's guard against taking the CPU over (the uAPI's
+ * periodic channels have theirs, periodic.c). A periodic timer whose period
+ * is shorter than the manager's interrupt, or a callback that starts its
+ * timer again a tick ahead, finds its next expiry passed at every re-arm:
+ * the interrupt would come back at once, for good. The manager cannot see
+ * its interrupt's entry and return, but it sees their sum when interrupts
+ * come back to back: the gap from one interrupt's re-arm (tm->end) to the
+ * next one's first read (@p entry), the program getting none of it. Only
+ * the interrupt itself can keep that up (a starved program starts no
+ * timers): an interrupt that put expiries on the wheel itself (@p self: a
+ * periodic timer's next point, a start from a callback) and whose next
+ * expiry (@p target) is no farther than that gap plus its own time
+ * (@p entry to @p now) is "near". From the PACE_STREAK-th near one in a
+ * row, the channel is armed no sooner than the least gap of the streak
+ * plus a tick ahead (the pace), which leaves the program at least the
+ * interrupt's entry and a tick between two interrupts. A gap counts up to
+ * PACE_COST times the interrupt's own time: beyond, it is a critical
+ * section that held the interrupt off (the program ran), not the
+ * interrupt's cost; and the least gap of the streak is not moved by one
+ * held-off or stalled interrupt. The pace halves at each interrupt that is
+ * not near. Expiries come later, never earlier; a periodic timer's grid
+ * points passed meanwhile are its overruns. Returns the moment to arm for.
+ */
+static uint64_t paced(utim_tm_t *tm, uint64_t target, bool self, uint64_t entry, uint64_t now) {
+  /* In 32 bits (saturated): a cost of 2^32 ticks is no longer one to pace. */
+  const uint32_t took = sat32(now - entry);
+  const uint32_t most = took < UINT32_MAX / PACE_COST - 1u ? PACE_COST * (took + 1u) : UINT32_MAX;
+  uint32_t gap = sat32(entry - tm->end);
+  gap = gap < most ? gap : most;
+  const uint64_t ahead = target - now < TM_HALF ? target - now : 0u;
+  if (self && ahead <= (uint64_t)gap + took + 1u) {
+    /* The least of the streak: a critical section before one interrupt, or
+     * a stall inside it, widens that one's figures only. */
+    tm->gap = tm->streak == 0u || gap < tm->gap ? gap : tm->gap;
+    if (tm->streak < PACE_STREAK) {
+      tm->streak++;
+    }
+    if (tm->streak == PACE_STREAK) {
+      tm->pace = tm->gap < UINT32_MAX ? tm->gap + 1u : tm->gap;
+    }
+  } else {
+    tm->streak = 0u;
+    tm->pace /= 2u;
+  }
+  if (ahead >= tm->pace) {
+    return target;
+  }
+  /* No farther than the channel is ever armed ahead. */
+  return now + (tm->pace < half_range(tm) ? tm->pace : half_range(tm));
+}
+
 /*
  * Arm the channel for the manager's next interrupt, after the channel's
- * interrupt (or at init). Tickless: the earliest expiry, or half a range
- * ahead when that is sooner (the checkpoint that keeps the time extension
- * right). Ticked: the next point of the tick grid after now (ticks missed
- * while interrupts were held off are skipped, not caught up).
+ * interrupt (@p in_irq: @p entry the time it read first) or at init.
+ * Tickless: the earliest expiry, or half a range ahead when that is sooner
+ * (the checkpoint that keeps the time extension right), after an interrupt
+ * paced (paced()). Ticked: the next point of the tick grid after now
+ * (ticks missed while interrupts were held off are skipped, not caught
+ * up).
  */
-static void program(utim_tm_t *tm) {
+static void program(utim_tm_t *tm, bool in_irq, uint64_t entry) {
   const uint64_t now = now_locked(tm);
   uint64_t target = now + half_range(tm);
   if (tm->mode == UTIM_TM_TICKED) {
@@ -102,14 +168,19 @@ static void program(utim_tm_t *tm) {
     tm->tick_at = target;
   } else {
     uint64_t next = 0;
-    if (utim_tm_wheel_next(&tm->wheel, &next)) {
+    const bool found = utim_tm_wheel_next(&tm->wheel, &next);
+    if (found) {
       if (next - now >= TM_HALF) {
         target = now; /* due: the wheel's time is behind now */
       } else if (next - now < target - now) {
         target = next;
       }
     }
+    if (in_irq) {
+      target = paced(tm, target, found && tm->fed, entry, now);
+    }
   }
+  tm->end = now;
   rearm(tm, target, now, true);
 }
 
@@ -133,6 +204,7 @@ static bool expire(utim_tm_node_t *n, void *ctx) {
       next = due + (k + 1u) * t->period;
     }
     utim_tm_wheel_insert(&tm->wheel, n, next);
+    tm->fed = true;
   }
   t->cb(tm, t, t->arg);
   return tm->serving;
@@ -144,9 +216,11 @@ static void service(utim_tm_t *tm) {
   if (on_ovf(tm)) {
     tm->last += tm->tick;
   }
-  tm->now_at = now_locked(tm);
+  const uint64_t entry = now_locked(tm);
+  tm->now_at = entry;
+  tm->fed = false;
   tm->serving = true;
-  (void)utim_tm_wheel_advance(&tm->wheel, tm->now_at, expire, tm);
+  (void)utim_tm_wheel_advance(&tm->wheel, entry, expire, tm);
   /* A callback may have ended the manager (utim_tm_deinit()): its channel
    * is cleared and stays so; or started it anew (utim_tm_init()), which
    * armed its channel itself (a second arming would skip a tick). */
@@ -155,7 +229,7 @@ static void service(utim_tm_t *tm) {
   }
   tm->serving = false;
   if (!on_ovf(tm) && tm->running) {
-    program(tm);
+    program(tm, true, entry);
   }
 }
 
@@ -230,6 +304,11 @@ int utim_tm_init(utim_tm_t *tm, const utim_periph_t *p, unsigned ch, utim_tm_mod
   tm->offset = 0u;
   tm->overrun = 0u;
   tm->serving = false;
+  tm->end = 0u;
+  tm->gap = 0u;
+  tm->pace = 0u;
+  tm->streak = 0u;
+  tm->fed = false;
   tm->tick_at = 0u;
   tm->last = 0u;
   utim_tm_wheel_init(&tm->wheel, 0u);
@@ -255,7 +334,7 @@ int utim_tm_init(utim_tm_t *tm, const utim_periph_t *p, unsigned ch, utim_tm_mod
   if (rc == 0) {
     tm->running = true;
     if (ch != UTIM_TM_OVERFLOW) {
-      program(tm);
+      program(tm, false, 0u);
     }
   }
   utim_port_unlock(key);
@@ -345,6 +424,8 @@ static inline void put(utim_tm_t *tm, utim_tm_timer_t *t, uint64_t at, uint64_t 
   t->period = period;
   utim_tm_wheel_insert(&tm->wheel, &t->node, at);
   if (tm->mode == UTIM_TM_TICKLESS) {
+    /* From a callback of the manager's interrupt: one it feeds itself. */
+    tm->fed = tm->fed || tm->serving;
     rearm(tm, at - now >= TM_HALF ? now : at, now, false);
   }
 }

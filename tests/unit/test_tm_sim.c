@@ -491,6 +491,77 @@ static void t_init_in_cb(void *arg) {
   th_context("%s", "");
 }
 
+/* ---- a chain of expiries the interrupt feeds itself ------------------------ */
+
+/* Callbacks after which a chain stops itself: without the manager's pacing
+ * the program never runs again, and the test would hang instead of
+ * failing. */
+#define CHAIN_GIVE_UP 200000u
+
+static uint64_t chain_calls;
+static uint64_t chain_points; /* grid points the callbacks stood for */
+static bool chain_self;       /* a one-shot that starts itself again from its callback */
+
+static void chain_cb(utim_tm_t *m, utim_tm_timer_t *t, void *arg) {
+  (void)arg;
+  chain_calls++;
+  chain_points += 1u + utim_tm_overrun(m);
+  if (chain_calls >= CHAIN_GIVE_UP) {
+    (void)utim_tm_stop(m, t);
+  } else if (chain_self) {
+    (void)utim_tm_start(m, t, 1u, 0u);
+  }
+}
+
+/*
+ * A periodic timer of 1 to 4 ticks at 16 MHz, or a one-shot that starts
+ * itself a tick ahead from its callback: shorter than the manager's
+ * interrupt on sim, so its next expiry has passed at every re-arm. The
+ * program still runs (100 reads of the time in well under a millisecond of
+ * virtual time; they used to never end: the interrupt came back at once for
+ * good), and the periodic timer keeps its grid, the points it skipped being
+ * its overruns (its next expiry is the start plus a period for every point
+ * a callback stood for).
+ */
+static void t_chain(void *arg) {
+  const utim_periph_t *p = arg;
+  static const uint64_t periods[] = {1u, 2u, 3u, 4u, 0u};
+  for (unsigned k = 0; k < sizeof periods / sizeof periods[0]; k++) {
+    const uint64_t period = periods[k];
+    th_context("period %" PRIu64 "%s", period, period == 0u ? " (one-shot restarting itself)" : "");
+    if (!setup(p, 0u, UTIM_TM_TICKLESS, 0u)) {
+      return;
+    }
+    utim_tm_timer_t t;
+    utim_tm_timer_init(&t, chain_cb, NULL);
+    chain_calls = 0u;
+    chain_points = 0u;
+    chain_self = period == 0u;
+    const uint64_t first = utim_tm_now(&tm) + 1u;
+    TH_EQ(utim_tm_start_at(&tm, &t, first, period), 0);
+    const uint64_t t0 = sim_now();
+    for (unsigned i = 0; i < 100u; i++) {
+      (void)utim_tm_now(&tm);
+    }
+    const uint64_t took_ns = sim_now() - t0;
+    TH_CHECKF(chain_calls < CHAIN_GIVE_UP && took_ns < 1000000u,
+              "100 reads of the time took %" PRIu64 " ns of virtual time beside %" PRIu64
+              " callbacks",
+              took_ns, chain_calls);
+    if (period != 0u) {
+      uint64_t at = 0;
+      TH_EQ(utim_tm_expiry(&tm, &t, &at), 0);
+      TH_CHECKF(at == first + chain_points * period,
+                "next expiry %" PRIu64 ", grid %" PRIu64 " + %" PRIu64 " points x %" PRIu64, at,
+                first, chain_points, period);
+    }
+    chain_self = false;
+    (void)utim_tm_stop(&tm, &t);
+    TH_EQ(utim_tm_deinit(&tm), 0);
+  }
+  th_context("%s", "");
+}
+
 static unsigned n_past;
 static uint32_t past_overrun;
 
@@ -652,6 +723,10 @@ int main(int argc, char **argv) {
     th_run(name, t_random, (void *)(uintptr_t)p);
     (void)th_snprintf(name, sizeof name, "task delays: %s", utim_name(p));
     th_run(name, t_tasks, (void *)(uintptr_t)p);
+    (void)th_snprintf(name, sizeof name,
+                      "a chain of expiries shorter than the interrupt leaves the program time: %s",
+                      utim_name(p));
+    th_run(name, t_chain, (void *)(uintptr_t)p);
   }
   return th_finish();
 }
