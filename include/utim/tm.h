@@ -34,13 +34,15 @@
  *   periodic timer whose period is shorter than that interrupt (its entry,
  *   the callbacks due, the re-arm and its return), or a callback that
  *   starts its own timer again a tick ahead, would find its next expiry
- *   passed at every re-arm. From the third interrupt in a row whose next
- *   expiry is one the interrupt put on the wheel itself and nearer than
- *   its own cost, the channel is armed no sooner than that cost ahead (the
- *   least gap between two such interrupts, plus a tick), so
- *   the program runs between them; those expiries come later (never
- *   earlier), a periodic timer's skipped points being its overruns. Timers
- *   the program starts are never held back by it;
+ *   passed at every re-arm. From the third interrupt in a row that put
+ *   expiries on the wheel itself and whose next expiry is no farther than
+ *   its own cost (entry, work, return, as far as the time shows it), the
+ *   channel is armed no sooner than that cost ahead (the least gap between
+ *   two such interrupts, plus a tick), so the program runs between them;
+ *   those expiries come later (never earlier), a periodic timer's skipped
+ *   points being its overruns. This paces chains that would take about
+ *   half the CPU or more, not those the CPU keeps up with; timers the
+ *   program starts are never held back by it;
  * - an expiry farther than the counter's range is fine (the channel is
  *   re-armed on the way, at most half a range at a time).
  * Callbacks run in the instance's interrupt context with the port lock held

@@ -104,13 +104,16 @@ static uint32_t sat32(uint64_t x) {
  * the interrupt would come back at once, for good. The manager cannot see
  * its interrupt's entry and return, but it sees their sum when interrupts
  * come back to back: the gap from one interrupt's re-arm (tm->end) to the
- * next one's first read (@p entry), the program getting none of it. Only
- * the interrupt itself can keep that up (a starved program starts no
- * timers): an interrupt that put expiries on the wheel itself (@p self: a
- * periodic timer's next point, a start from a callback) and whose next
- * expiry (@p target) is no farther than that gap plus its own time
- * (@p entry to @p now) is "near". From the PACE_STREAK-th near one in a
- * row, the channel is armed no sooner than the least gap of the streak
+ * next one's first read (@p entry), the program getting none of it. The
+ * interrupt's cost as far as it shows is that gap, but no more than its
+ * lateness (from the moment it was armed for) plus its own time (@p entry
+ * to @p now): one that came when due, after the program had the wait it
+ * was given, costs its own time only. Only the interrupt itself can keep
+ * a chain up (a starved program starts no timers): an interrupt that put
+ * expiries on the wheel itself (@p self: a periodic timer's next point, a
+ * start from a callback) and whose next expiry (@p target) is no farther
+ * than its cost and a tick is "near". From the PACE_STREAK-th near one in
+ * a row, the channel is armed no sooner than the least gap of the streak
  * plus a tick ahead (the pace), which leaves the program at least the
  * interrupt's entry and a tick between two interrupts. A gap counts up to
  * PACE_COST times the interrupt's own time: beyond, it is a critical
@@ -118,7 +121,10 @@ static uint32_t sat32(uint64_t x) {
  * interrupt's cost; and the least gap of the streak is not moved by one
  * held-off or stalled interrupt. The pace halves at each interrupt that is
  * not near. Expiries come later, never earlier; a periodic timer's grid
- * points passed meanwhile are its overruns. Returns the moment to arm for.
+ * points passed meanwhile are its overruns. On sim at 16 MHz a periodic
+ * timer is paced up to about twice the interrupt's cost (the interrupt then
+ * takes half the CPU or more), never from 8 ticks up (unit_tm_sim).
+ * Returns the moment to arm for.
  */
 static uint64_t paced(utim_tm_t *tm, uint64_t target, bool self, uint64_t entry, uint64_t now) {
   /* In 32 bits (saturated): a cost of 2^32 ticks is no longer one to pace. */
@@ -126,8 +132,14 @@ static uint64_t paced(utim_tm_t *tm, uint64_t target, bool self, uint64_t entry,
   const uint32_t most = took < UINT32_MAX / PACE_COST - 1u ? PACE_COST * (took + 1u) : UINT32_MAX;
   uint32_t gap = sat32(entry - tm->end);
   gap = gap < most ? gap : most;
+  /* Its cost as far as it shows: no more than the gap, nor than its
+   * lateness (from the moment it was armed for) and its own time. An
+   * interrupt that came when it was due after the program had the wait
+   * it was given (late 0) costs its own time only, however long the wait. */
+  const uint32_t late = sat32(entry - tm->armed < TM_HALF ? entry - tm->armed : 0u);
+  const uint64_t cost = (uint64_t)late + took + 1u < gap ? (uint64_t)late + took + 1u : gap;
   const uint64_t ahead = target - now < TM_HALF ? target - now : 0u;
-  if (self && ahead <= (uint64_t)gap + took + 1u) {
+  if (self && ahead <= cost + 1u) {
     /* The least of the streak: a critical section before one interrupt, or
      * a stall inside it, widens that one's figures only. */
     tm->gap = tm->streak == 0u || gap < tm->gap ? gap : tm->gap;
