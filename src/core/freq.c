@@ -71,6 +71,24 @@ static bool offer_exact(const utim_clock_desc_t *c, uint32_t d, uint32_t hz, uin
   return true;
 }
 
+/* The index of the first of input `c`'s @p n dividers d (ascending) with
+ * c->hz / d <= hz, i.e. d >= ceil(c->hz / hz) (n when there is none): a
+ * binary search (hz > 0). */
+static uint32_t first_at_most(const utim_clock_desc_t *c, uint32_t n, uint32_t hz) {
+  const uint32_t want = c->hz / hz + (c->hz % hz != 0u ? 1u : 0u);
+  uint32_t lo = 0u;
+  uint32_t hi = n;
+  while (lo < hi) {
+    const uint32_t mid = lo + (hi - lo) / 2u;
+    if (div_at(c, mid) < want) {
+      lo = mid + 1u;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
 /*
  * Closest integer frequency input `c` offers to `hz`: the exact frequencies
  * are c->hz / d for the dividers d that divide c->hz, decreasing in d, so the
@@ -82,19 +100,7 @@ static bool closest_on(const utim_clock_desc_t *c, uint32_t hz, uint32_t *best, 
   if (c->hz == 0u || n == 0u) {
     return have;
   }
-  /* First index whose divider is >= c->hz / hz (frequency <= hz). */
-  uint32_t lo = 0u;
-  uint32_t hi = n;
-  /* Rounded up, so the scan up starts at the nearest frequency <= hz. */
-  uint32_t want = c->hz / hz + (c->hz % hz != 0u ? 1u : 0u);
-  while (lo < hi) {
-    uint32_t mid = lo + (hi - lo) / 2u;
-    if (div_at(c, mid) < want) {
-      lo = mid + 1u;
-    } else {
-      hi = mid;
-    }
-  }
+  const uint32_t lo = first_at_most(c, n, hz);
   /* Scan up (lower frequencies) and down (higher) to the first exact divider. */
   for (uint32_t i = lo; i < n; i++) {
     if (offer_exact(c, div_at(c, i), hz, best, &have)) {
@@ -235,20 +241,9 @@ int utim_freq_floor(const utim_periph_t *p, unsigned clk, uint32_t hz, uint32_t 
   if (c->hz == 0u || hz == 0u) {
     return -ERANGE;
   }
-  /* c->hz / d <= hz <=> d >= ceil(c->hz / hz): the first such divider, then
-   * up to the first that divides c->hz (frequencies fall as d grows). */
-  const uint32_t want = c->hz / hz + (c->hz % hz != 0u ? 1u : 0u);
-  uint32_t lo = 0u;
-  uint32_t hi = n;
-  while (lo < hi) {
-    uint32_t mid = lo + (hi - lo) / 2u;
-    if (div_at(c, mid) < want) {
-      lo = mid + 1u;
-    } else {
-      hi = mid;
-    }
-  }
-  for (uint32_t i = lo; i < n; i++) {
+  /* From the first divider whose frequency is at most hz up to the first
+   * that divides c->hz (frequencies fall as the divider grows). */
+  for (uint32_t i = first_at_most(c, n, hz); i < n; i++) {
     const uint32_t d = div_at(c, i);
     if (c->hz % d == 0u) {
       *out = c->hz / d;
