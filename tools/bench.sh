@@ -6,7 +6,7 @@
 # table goes to the terminal, the JSON to results/<name>.json. Progress lines
 # appear on stderr when it is a terminal.
 #
-# Default run: about 5 minutes (ops ~5 s, tm ~25 s, stress ~30 s native +
+# Default run: about 3.5 minutes once built (ops ~5 s, tm ~25 s, stress ~30 s native +
 # ~10 s sim, clock ~60 s: its background drift measurement of utim_now()
 # against CLOCK_MONOTONIC_RAW runs for one minute, sleep ~20 s, timeout ~30 s
 # with cyclictest, the sim timeout matrix, cmsis ~5 s, ops and cmsis as
@@ -14,7 +14,7 @@
 # virt machine (RV32, RV64), under QEMU (builds ~1 min each the first time),
 # the HTM's FPGA
 # cost with yosys ~1.5 min); then results/report.html (tools/report.py).
-# --long: more runs and samples everywhere (about 12 minutes); --only: a
+# --long: more runs and samples everywhere (about 10 minutes); --only: a
 # subset (the report is still written, from every results/*.json there is).
 #
 # Usage: bash tools/bench.sh [--long] [--only NAME[,NAME...]] [-h|--help]

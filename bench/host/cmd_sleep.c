@@ -100,8 +100,8 @@ static const bench_opt_t slp_opts[] = {
             SLP_DEFAULT_SAMPLES) " for\n10 us, 100 us, 1 ms, 10 ms; " BENCH_STR(SLP_LONG_SAMPLES) " with --long)"),
     BENCH_FLAG("--long", slp_opts_t, lng, "the longer sample counts above"),
     BENCH_UINT("--histogram", slp_opts_t, histogram, 1u, 100000u,
-               "also print a histogram of the misses in US 1-us buckets per\n"
-               "row, in the layout of cyclictest -h US (JSON: \"histogram\")"),
+               "also print a histogram of the misses in N 1-us buckets per\n"
+               "row, in the layout of cyclictest -h N (JSON: \"histogram\")"),
 };
 
 static const bench_cli_t slp_cli = {

@@ -60,8 +60,8 @@ static const bench_opt_t to_opts[] = {
     BENCH_FLAG("--long", bench_to_opts_t, lng, "the longer sample counts above"),
     BENCH_FLAG("--no-cyclictest", bench_to_opts_t, no_cyclictest, "do not run cyclictest"),
     BENCH_UINT("--histogram", bench_to_opts_t, histogram, 1u, 100000u,
-               "also print a histogram of US 1-us buckets per row, in the\n"
-               "layout of cyclictest -h US (JSON: \"histogram\")"),
+               "also print a histogram of N 1-us buckets per row, in the\n"
+               "layout of cyclictest -h N (JSON: \"histogram\")"),
 };
 
 static const bench_cli_t to_cli = {

@@ -92,8 +92,8 @@ static const bench_opt_t ts_opt_table[] = {
     BENCH_FLAG("--long", ts_opts_t, lng, "the longer sample count"),
     BENCH_FLAG("--no-cyclictest", ts_opts_t, no_cyclictest, "no effect on sim"),
     BENCH_UINT("--histogram", ts_opts_t, histogram, 1u, 100000u,
-               "also print a histogram of US 1-us buckets per row, in the\n"
-               "layout of cyclictest -h US (JSON: \"histogram\")"),
+               "also print a histogram of N 1-us buckets per row, in the\n"
+               "layout of cyclictest -h N (JSON: \"histogram\")"),
 };
 
 static const bench_cli_t ts_cli = {
