@@ -30,19 +30,21 @@
  *   without drift); when the manager could not run a callback for several
  *   grid points, it runs it once and utim_tm_overrun() says how many were
  *   coalesced (like POSIX timer_getoverrun());
- * - the manager's interrupt does not take the CPU over (tickless): a
- *   periodic timer whose period is shorter than that interrupt (its entry,
- *   the callbacks due, the re-arm and its return), or a callback that
- *   starts its own timer again a tick ahead, would find its next expiry
- *   passed at every re-arm. From the third interrupt in a row that put
- *   expiries on the wheel itself and whose next expiry is no farther than
- *   its own cost (entry, work, return, as far as the time shows it), the
- *   channel is armed no sooner than that cost ahead (the least gap between
- *   two such interrupts, plus a tick), so the program runs between them;
- *   those expiries come later (never earlier), a periodic timer's skipped
- *   points being its overruns. This paces chains that would take about
- *   half the CPU or more, not those the CPU keeps up with; timers the
- *   program starts are never held back by it;
+ * - the manager's interrupt does not take the CPU over: a periodic timer
+ *   whose period is shorter than that interrupt (its entry, the callbacks
+ *   due, the re-arm and its return), a callback that starts its own timer
+ *   again a tick ahead, or a ticked manager's tick that short, would find
+ *   its next expiry (or tick point) passed at every re-arm. From the
+ *   third interrupt in a row that put expiries on the wheel itself and
+ *   whose next expiry is no farther than its own cost (entry, work,
+ *   return, as far as the time shows it), the channel is armed no sooner
+ *   than that cost ahead (the least gap between two such interrupts, plus
+ *   a tick), so the program runs between them; those expiries come later
+ *   (never earlier), a periodic timer's skipped points being its overruns
+ *   (ticked: tick points skipped, as after a critical section). This paces
+ *   chains that would take about half the CPU or more, not those the CPU
+ *   keeps up with; timers the program starts are never held back by it
+ *   (tickless);
  * - an expiry farther than the counter's range is fine (the channel is
  *   re-armed on the way, at most half a range at a time).
  * Callbacks run in the instance's interrupt context with the port lock held
@@ -120,12 +122,12 @@ struct utim_tm {
   uint64_t tick_at;       /**< ticked: internal time of the last tick point */
   uint64_t now_at;        /**< internal time the interrupt serves timers up to */
   uint64_t end;           /**< internal time the channel was last armed at */
-  uint32_t gap;           /**< tickless: least gap between interrupts of the streak */
-  uint32_t pace;          /**< tickless: least time ahead its next interrupt is armed */
+  uint32_t gap;           /**< least gap between interrupts of the streak */
+  uint32_t pace;          /**< least time ahead its next interrupt is armed */
   uint32_t overrun;       /**< coalesced expiries of the running callback */
   bool running;           /**< utim_tm_init() succeeded */
   bool serving;           /**< in its interrupt's advance (utim_tm_init() clears it) */
-  uint8_t streak;         /**< tickless: interrupts in a row with their next one near */
+  uint8_t streak;         /**< interrupts in a row with their next one near */
   bool fed;               /**< its interrupt put an expiry on the wheel itself */
   /* Last: the fields above stay at small offsets (see utim_tm_wheel_t). */
   utim_tm_wheel_t wheel; /**< pending timers, in internal ticks */

@@ -97,7 +97,7 @@ static uint32_t sat32(uint64_t x) {
 #define PACE_COST 4u
 
 /*
- * The tickless interrupt's guard against taking the CPU over (the uAPI's
+ * The interrupt's guard against taking the CPU over (the uAPI's
  * periodic channels have theirs, periodic.c). A periodic timer whose period
  * is shorter than the manager's interrupt, or a callback that starts its
  * timer again a tick ahead, finds its next expiry passed at every re-arm:
@@ -120,7 +120,8 @@ static uint32_t sat32(uint64_t x) {
  * section that held the interrupt off (the program ran), not the
  * interrupt's cost; and the least gap of the streak is not moved by one
  * held-off or stalled interrupt. The pace halves at each interrupt that is
- * not near. Expiries come later, never earlier; a periodic timer's grid
+ * not near. Ticked, the tick itself is such a chain (a tick shorter than
+ * the interrupt). Expiries come later, never earlier; a periodic timer's grid
  * points passed meanwhile are its overruns. On sim at 16 MHz a periodic
  * timer is paced up to about twice the interrupt's cost (the interrupt then
  * takes half the CPU or more), never from 8 ticks up (unit_tm_sim).
@@ -164,10 +165,9 @@ static uint64_t paced(utim_tm_t *tm, uint64_t target, bool self, uint64_t entry,
  * Arm the channel for the manager's next interrupt, after the channel's
  * interrupt (@p in_irq: @p entry the time it read first) or at init.
  * Tickless: the earliest expiry, or half a range ahead when that is sooner
- * (the checkpoint that keeps the time extension right), after an interrupt
- * paced (paced()). Ticked: the next point of the tick grid after now
- * (ticks missed while interrupts were held off are skipped, not caught
- * up).
+ * (the checkpoint that keeps the time extension right). Ticked: the next
+ * point of the tick grid after now (ticks missed while interrupts were held
+ * off are skipped, not caught up). After an interrupt, paced (paced()).
  */
 static void program(utim_tm_t *tm, bool in_irq, uint64_t entry) {
   const uint64_t now = now_locked(tm);
@@ -176,6 +176,13 @@ static void program(utim_tm_t *tm, bool in_irq, uint64_t entry) {
     target = tm->tick_at + tm->tick;
     if (now - target < TM_HALF) {
       target += ((now - target) / tm->tick + 1u) * tm->tick;
+    }
+    if (in_irq) {
+      /* The tick is a chain the interrupt feeds itself: a tick shorter
+       * than the interrupt is paced as a periodic timer is, to the first
+       * tick point at or after the pace (ticks skipped, not caught up). */
+      const uint64_t at = paced(tm, target, true, entry, now);
+      target += (at - target + tm->tick - 1u) / tm->tick * tm->tick;
     }
     tm->tick_at = target;
   } else {
