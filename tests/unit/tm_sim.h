@@ -63,4 +63,9 @@ uint64_t mode_tick(const utim_periph_t *p, unsigned mode);
 void t_random(void *arg);
 void t_tasks(void *arg);
 
+/* The pacing cases (tm_sim_pace.c), on instance @p arg. */
+void t_chain(void *arg);
+void t_chain_kept_up(void *arg);
+void t_tick_chain(void *arg);
+
 #endif /* UTIM_TEST_TM_SIM_H */

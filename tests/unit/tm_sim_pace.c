@@ -1,0 +1,149 @@
+/*
+ * test_tm_sim's pacing cases (tm_sim.h): chains of expiries the manager's
+ * interrupt feeds itself (a periodic timer or a tick shorter than the
+ * interrupt, a one-shot restarting itself) leave the program time, and one
+ * the CPU keeps up with is not paced.
+ */
+#include <inttypes.h>
+#include <stdbool.h>
+
+#include "harness.h"
+#include "sim.h"
+#include "tm_sim.h"
+
+/* Callbacks after which a chain stops itself: without the manager's pacing
+ * the program never runs again, and the test would hang instead of
+ * failing. */
+#define CHAIN_GIVE_UP 200000u
+
+static uint64_t chain_calls;
+static uint64_t chain_points; /* grid points the callbacks stood for */
+static bool chain_self;       /* a one-shot that starts itself again from its callback */
+
+static void chain_cb(utim_tm_t *m, utim_tm_timer_t *t, void *arg) {
+  (void)arg;
+  chain_calls++;
+  chain_points += 1u + utim_tm_overrun(m);
+  if (chain_calls >= CHAIN_GIVE_UP) {
+    (void)utim_tm_stop(m, t);
+  } else if (chain_self) {
+    (void)utim_tm_start(m, t, 1u, 0u);
+  }
+}
+
+/*
+ * A periodic timer of 1 to 4 ticks at 16 MHz, or a one-shot that starts
+ * itself a tick ahead from its callback: shorter than the manager's
+ * interrupt on sim, so its next expiry has passed at every re-arm. The
+ * program still runs (100 reads of the time in well under a millisecond of
+ * virtual time; they used to never end: the interrupt came back at once for
+ * good), and the periodic timer keeps its grid, the points it skipped being
+ * its overruns (its next expiry is the start plus a period for every point
+ * a callback stood for).
+ */
+void t_chain(void *arg) {
+  const utim_periph_t *p = arg;
+  static const uint64_t periods[] = {1u, 2u, 3u, 4u, 0u};
+  for (unsigned k = 0; k < sizeof periods / sizeof periods[0]; k++) {
+    const uint64_t period = periods[k];
+    th_context("period %" PRIu64 "%s", period, period == 0u ? " (one-shot restarting itself)" : "");
+    if (!setup(p, 0u, UTIM_TM_TICKLESS, 0u)) {
+      return;
+    }
+    utim_tm_timer_t t;
+    utim_tm_timer_init(&t, chain_cb, NULL);
+    chain_calls = 0u;
+    chain_points = 0u;
+    chain_self = period == 0u;
+    const uint64_t first = utim_tm_now(&tm) + 1u;
+    TH_EQ(utim_tm_start_at(&tm, &t, first, period), 0);
+    const uint64_t t0 = sim_now();
+    for (unsigned i = 0; i < 100u; i++) {
+      (void)utim_tm_now(&tm);
+    }
+    const uint64_t took_ns = sim_now() - t0;
+    TH_CHECKF(chain_calls < CHAIN_GIVE_UP && took_ns < 1000000u,
+              "100 reads of the time took %" PRIu64 " ns of virtual time beside %" PRIu64
+              " callbacks",
+              took_ns, chain_calls);
+    if (period != 0u) {
+      uint64_t at = 0;
+      TH_EQ(utim_tm_expiry(&tm, &t, &at), 0);
+      TH_CHECKF(at == first + chain_points * period,
+                "next expiry %" PRIu64 ", grid %" PRIu64 " + %" PRIu64 " points x %" PRIu64, at,
+                first, chain_points, period);
+    }
+    chain_self = false;
+    (void)utim_tm_stop(&tm, &t);
+    TH_EQ(utim_tm_deinit(&tm), 0);
+  }
+  th_context("%s", "");
+}
+
+/*
+ * A periodic timer of 8 ticks at 16 MHz, a few times the manager's
+ * interrupt on sim (a quarter to a half of the CPU): the CPU keeps up, so
+ * the pacing leaves it alone and every grid point gets its own callback
+ * over a millisecond (the first pacing took the wait the interrupt had been
+ * armed for as its cost, and merged one point in nine into overruns).
+ */
+void t_chain_kept_up(void *arg) {
+  const utim_periph_t *p = arg;
+  if (!setup(p, 0u, UTIM_TM_TICKLESS, 0u)) {
+    return;
+  }
+  utim_tm_timer_t t;
+  utim_tm_timer_init(&t, chain_cb, NULL);
+  chain_calls = 0u;
+  chain_points = 0u;
+  chain_self = false;
+  const uint64_t period = 8u;
+  const uint64_t first = utim_tm_now(&tm) + 10u;
+  TH_EQ(utim_tm_start_at(&tm, &t, first, period), 0);
+  sim_advance(1000000u);
+  const uint64_t passed = (utim_tm_now(&tm) - first) / period + 1u;
+  TH_CHECKF(chain_points == chain_calls && chain_calls + 1u >= passed,
+            "%" PRIu64 " callbacks for %" PRIu64 " grid points passed, %" PRIu64
+            " of them merged into overruns",
+            chain_calls, passed, chain_points - chain_calls);
+  (void)utim_tm_stop(&tm, &t);
+  TH_EQ(utim_tm_deinit(&tm), 0);
+}
+
+/*
+ * A ticked manager whose tick (1 to 4 ticks at 16 MHz, as far as the
+ * instance takes it) is shorter than its interrupt on sim: the tick is a
+ * chain the interrupt feeds itself, and the program still runs (its 100
+ * reads of the time used to never end on SIM_NRF32 at 3 ticks and
+ * SIM_CHAIN32 at 4); a timer of 1000 ticks still comes, never early.
+ */
+void t_tick_chain(void *arg) {
+  const utim_periph_t *p = arg;
+  for (uint64_t tick = 1u; tick <= 4u; tick++) {
+    th_context("tick %" PRIu64, tick);
+    if (!setup_inst(p)) {
+      return;
+    }
+    if (utim_tm_init(&tm, p, 0u, UTIM_TM_TICKED, tick) != 0) {
+      continue; /* below what the instance takes */
+    }
+    utim_tm_timer_t t;
+    utim_tm_timer_init(&t, chain_cb, NULL);
+    chain_calls = 0u;
+    chain_points = 0u;
+    chain_self = false;
+    const uint64_t due = utim_tm_now(&tm) + 1000u;
+    TH_EQ(utim_tm_start_at(&tm, &t, due, 0u), 0);
+    const uint64_t t0 = sim_now();
+    for (unsigned i = 0; i < 100u; i++) {
+      (void)utim_tm_now(&tm);
+    }
+    TH_CHECKF(sim_now() - t0 < 1000000u, "100 reads of the time took %" PRIu64 " ns",
+              sim_now() - t0);
+    TH_CHECK(chain_calls == 0u || utim_tm_now(&tm) >= due);
+    sim_advance(ns_of(1000u) + 1000000u);
+    TH_EQU(chain_calls, 1u);
+    TH_EQ(utim_tm_deinit(&tm), 0);
+  }
+  th_context("%s", "");
+}
