@@ -39,6 +39,9 @@ static struct {
   pthread_mutex_t done_mx;
   pthread_cond_t done_cv;
   uint64_t done; /* entries run or dropped, under done_mx */
+  /* The timer thread is in a callback's delay, under done_mx: as a
+   * kernel's timer thread that blocks, it lets the other threads go on. */
+  bool blocked;
   _Atomic uint64_t callbacks;
   _Atomic uint64_t delays;
   _Atomic uint64_t resleeps;
@@ -74,6 +77,14 @@ static void mark_done(uint64_t n) {
   (void)pthread_mutex_unlock(&g.done_mx);
 }
 
+/* The timer thread enters or leaves a callback's delay. */
+static void mark_blocked(bool b) {
+  (void)pthread_mutex_lock(&g.done_mx);
+  g.blocked = b;
+  (void)pthread_cond_broadcast(&g.done_cv);
+  (void)pthread_mutex_unlock(&g.done_mx);
+}
+
 static void *timer_thread(void *arg) {
   (void)arg;
   t_timer_thread = true;
@@ -97,7 +108,9 @@ static void *timer_thread(void *arg) {
   return NULL;
 }
 
-/* Wait until the timer thread has run what was queued by now. */
+/* Wait until the timer thread has run what was queued by now, or is
+ * blocked in a callback's delay (then the callbacks after it wait for it,
+ * and this thread goes on, as beside a kernel's timer thread that blocks). */
 static void wait_timer_thread(void) {
   /* Every handler pass holds the port lock from start to end: once we have
    * it, the passes due so far have queued all they will. */
@@ -105,7 +118,7 @@ static void wait_timer_thread(void) {
   const uint64_t upto = atomic_load_explicit(&g.queued, memory_order_acquire);
   utim_port_unlock(key);
   (void)pthread_mutex_lock(&g.done_mx);
-  while (g.done < upto && !atomic_load_explicit(&g.stop, memory_order_acquire)) {
+  while (g.done < upto && !g.blocked && !atomic_load_explicit(&g.stop, memory_order_acquire)) {
     (void)pthread_cond_wait(&g.done_cv, &g.done_mx);
   }
   (void)pthread_mutex_unlock(&g.done_mx);
@@ -170,6 +183,9 @@ static int b_block_until(void *ctx, utim_tm_t *tm, uint64_t deadline) {
   if (sem_init(&w.sem, 0, 0u) != 0) {
     return -errno;
   }
+  if (t_timer_thread) {
+    mark_blocked(true);
+  }
   utim_tm_timer_init(&w.t, on_wake, &w);
   int rc = utim_tm_start_at(tm, &w.t, deadline, 0u);
   /* Precisely to the deadline on the manager's time, then the wake-up's
@@ -187,6 +203,9 @@ static int b_block_until(void *ctx, utim_tm_t *tm, uint64_t deadline) {
   /* Not pending once woken; after an error it must not stay on the wheel. */
   (void)utim_tm_stop(tm, &w.t);
   (void)sem_destroy(&w.sem);
+  if (t_timer_thread) {
+    mark_blocked(false);
+  }
   if (rc != 0) {
     return rc;
   }

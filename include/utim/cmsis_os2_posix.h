@@ -19,7 +19,9 @@
  *   callback handed to it so far: when osDelay() returns, the callbacks of
  *   the timers that expired up to its end have run, as under a kernel whose
  *   timer thread has the higher priority. A callback that delays does not
- *   wait for its own thread. A delay with the port's lock held (the
+ *   wait for its own thread, and while it delays the other threads' delays
+ *   do not wait for it (a kernel's timer thread that blocks lets them run;
+ *   the callbacks queued after it wait). A delay with the port's lock held (the
  *   interrupts masked) could never end: osDelay() and osDelayUntil()
  *   return osError at once.
  * - "In an interrupt": utim_port_in_isr() (the board's interrupt thread or a

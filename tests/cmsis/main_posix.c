@@ -169,7 +169,43 @@ static void c_locked_delay(void *arg) {
   teardown();
 }
 
+/* A timer callback that delays blocks the timer thread, not the other
+ * threads: a kernel's timer thread of higher priority that blocks lets
+ * them run, so a delay of 2 ticks in the test thread ends 2 ticks on,
+ * not when the callback's delay of 30 ends (it took 31 before; up to 15
+ * is allowed for a loaded machine). */
+static atomic_uint g_cb_phase;
+
+static void delaying_cb(void *arg) {
+  (void)arg;
+  atomic_store(&g_cb_phase, 1u);
+  (void)osDelay(30u);
+  atomic_store(&g_cb_phase, 2u);
+}
+
+static void c_delaying_callback(void *arg) {
+  (void)arg;
+  if (!TH_CHECK(setup())) {
+    teardown();
+    return;
+  }
+  atomic_store(&g_cb_phase, 0u);
+  osTimerId_t t = osTimerNew(delaying_cb, osTimerOnce, NULL, NULL);
+  const uint32_t k0 = osKernelGetTickCount();
+  TH_EQ(osTimerStart(t, 1u), osOK);
+  TH_EQ(osDelay(2u), osOK); /* the callback runs at 1, then delays */
+  const uint32_t k1 = osKernelGetTickCount();
+  TH_CHECKF(k1 - k0 <= 15u, "osDelay(2) beside a delaying callback took %u ticks", k1 - k0);
+  TH_EQU(atomic_load(&g_cb_phase), 1u);
+  TH_EQ(osDelay(40u), osOK);
+  TH_EQU(atomic_load(&g_cb_phase), 2u);
+  TH_EQ(osTimerDelete(t), osOK);
+  teardown();
+}
+
 static void more_cases(void) {
+  th_run("POSIX: a callback that delays does not hold other threads' delays", c_delaying_callback,
+         NULL);
   th_run("POSIX: a delay with the port's lock held is refused, not a deadlock", c_locked_delay,
          NULL);
   th_run("POSIX: on a ticked manager a delay ends on its tick, never early", c_ticked, NULL);
