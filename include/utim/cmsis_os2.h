@@ -148,8 +148,15 @@ osStatus_t osTimerStop(osTimerId_t timer_id);
 uint32_t osTimerIsRunning(osTimerId_t timer_id);
 
 /**
- * @brief Delete a timer (stopped first); its id becomes invalid.
+ * @brief Delete a timer (stopped first); its id becomes invalid, and its
+ *        control block is the caller's again (cb_mem may be freed or
+ *        reused at once: its expiries still waiting for the timer context
+ *        are dropped without reading it).
  * @retval osOK            deleted
+ * @retval osErrorResource expiries of it wait for the timer context and
+ *         UTIM_OS2_DELETED_WAITING deleted timers already have some: the
+ *         timer is left as it was; delete it again once the timer context
+ *         has run (after an osDelay(), say)
  * @retval osErrorParameter an invalid id
  * @retval osErrorISR      called from an interrupt
  * @retval osError         no kernel set up (utim_os2_init() not called yet)
@@ -164,13 +171,24 @@ osStatus_t osTimerDelete(osTimerId_t timer_id);
 #endif
 
 /**
+ * @brief Deleted timers whose expiries may still wait for the timer context
+ *        at once (osTimerDelete() refuses one more with osErrorResource).
+ */
+#ifndef UTIM_OS2_DELETED_WAITING
+#define UTIM_OS2_DELETED_WAITING 8u
+#endif
+
+/**
  * @brief One expiry handed to the timer context: the timer and its
  *        setting (a generation, bumped by every start, stop and delete), so
- *        a callback of a setting replaced before it runs is dropped.
+ *        a callback of a setting replaced before it runs is dropped, and its
+ *        number, by which one of a deleted timer is dropped without reading
+ *        the timer's memory.
  */
 typedef struct utim_os2_deferred {
   void *timer;  /**< the layer's timer */
   uint32_t gen; /**< its setting when it expired */
+  uint32_t seq; /**< its number among all expiries handed over (they run in order) */
 } utim_os2_deferred_t;
 
 /**

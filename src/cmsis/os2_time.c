@@ -41,6 +41,9 @@ typedef struct os2_timer {
    * interrupt reads it); two threads calling on one timer at once are
    * their own race, as on any CMSIS kernel object. */
   _Atomic uint32_t gen;
+  /* The number of its last expiry handed to the timer context (see
+   * seq_out), under the port lock. */
+  uint32_t last_seq;
   uint8_t type;
   uint8_t from_pool;
 } os2_timer_t;
@@ -68,12 +71,66 @@ static struct {
   uint32_t lost;
 } g;
 
-/* The last generation of the timers deleted (the latest of them, modulo
- * 2^32): a timer set up in memory that holds none (zeroed, or reused by its
- * owner after a delete) starts above it, so that an expiry of a deleted
- * timer still queued for that memory cannot pass for the new timer's.
- * Written under the port lock. */
-static _Atomic uint32_t gen_floor;
+/*
+ * Expiries handed to the timer context are numbered (modulo 2^32) and run in
+ * that order. A timer deleted while some of its expiries wait there leaves
+ * its address and the number of its last one in gone[]: the timer context
+ * drops them without reading the memory, which is the caller's again once
+ * osTimerDelete() returns (freed, reused: RTX5 copies a callback into its
+ * queue for the same reason). An entry goes once an expiry numbered at or
+ * after it has run (one that a binding discarded goes with the next one).
+ * All under the port lock. A timer that had no expiry for 2^31 of the
+ * others' looks as if its last one were waiting: its delete only takes an
+ * entry until the next expiry runs.
+ */
+static uint32_t seq_out; /* the number of the last expiry handed over */
+static uint32_t seq_run; /* of the last one run (or dropped) */
+static struct {
+  const void *timer;
+  uint32_t last;
+} gone[UTIM_OS2_DELETED_WAITING];
+static unsigned gone_n;
+
+/* Whether a is after b, modulo 2^32. */
+OS2_INLINE static bool seq_after(uint32_t a, uint32_t b) {
+  return (int32_t)(a - b) > 0;
+}
+
+/* Note that timer @p c is deleted with expiries waiting (numbered up to
+ * c->last_seq): false when gone[] is full. A timer set up in the memory of
+ * a deleted one, deleted in turn, extends that one's entry. */
+static bool gone_add(const os2_timer_t *c) {
+  for (unsigned i = 0; i < gone_n; i++) {
+    if (gone[i].timer == c) {
+      gone[i].last = c->last_seq;
+      return true;
+    }
+  }
+  if (gone_n == UTIM_OS2_DELETED_WAITING) {
+    return false;
+  }
+  gone[gone_n].timer = c;
+  gone[gone_n].last = c->last_seq;
+  gone_n++;
+  return true;
+}
+
+/* Whether expiry @p d, now run, is of a deleted timer (its memory is not
+ * to be read); the entries it is the last of, or after, go. */
+static bool gone_take(utim_os2_deferred_t d) {
+  bool dead = false;
+  unsigned k = 0;
+  for (unsigned i = 0; i < gone_n; i++) {
+    if (gone[i].timer == d.timer && !seq_after(d.seq, gone[i].last)) {
+      dead = true;
+    }
+    if (seq_after(gone[i].last, seq_run)) {
+      gone[k++] = gone[i];
+    }
+  }
+  gone_n = k;
+  return dead;
+}
 
 static os2_timer_t pool[UTIM_OS2_TIMER_POOL];
 static bool pool_used[UTIM_OS2_TIMER_POOL];
@@ -231,16 +288,23 @@ static void on_expiry(utim_tm_t *tm, utim_tm_timer_t *t, void *arg) {
   (void)tm;
   (void)t;
   os2_timer_t *c = arg;
-  const utim_os2_deferred_t d = {c, gen_of(c)};
+  const utim_os2_deferred_t d = {c, gen_of(c), seq_out + 1u};
   if (g.b->defer(g.b->ctx, d) != 0) {
     g.lost++;
+    return;
   }
+  seq_out = d.seq;
+  c->last_seq = d.seq;
 }
 
 void utim_os2_run_deferred(utim_os2_deferred_t d) {
   os2_timer_t *c = d.timer;
   const uint32_t key = utim_port_lock();
-  const bool live = c != NULL && c->magic == OS2_MAGIC && d.gen == gen_of(c);
+  if (seq_after(d.seq, seq_run)) {
+    seq_run = d.seq;
+  }
+  const bool live =
+      c != NULL && (gone_n == 0u || !gone_take(d)) && c->magic == OS2_MAGIC && d.gen == gen_of(c);
   const osTimerFunc_t fn = live ? c->func : NULL;
   void *arg = live ? c->arg : NULL;
   utim_port_unlock(key);
@@ -316,21 +380,24 @@ osTimerId_t osTimerNew(osTimerFunc_t func, osTimerType_t type, void *argument,
     id = c;
     from_pool = true;
   }
+  /* Under the lock: expiries of a timer set up here before may still wait
+   * for the timer context, which reads the block under it. */
+  const uint32_t key = utim_port_lock();
   c->func = func;
   c->arg = argument;
   c->name = attr != NULL ? attr->name : NULL;
   c->type = (uint8_t)type;
   c->from_pool = from_pool ? 1u : 0u;
-  /* Memory a timer had (deleted, or not running) keeps counting its
-   * generations, so an expiry of its last setting still queued is dropped. */
-  atomic_store_explicit(&c->gen,
-                        (c->magic == OS2_MAGIC || c->magic == OS2_DEAD
-                             ? gen_of(c)
-                             : atomic_load_explicit(&gen_floor, memory_order_relaxed)) +
-                            1u,
-                        memory_order_relaxed);
+  /* A timer set up again without a delete (not running) keeps counting its
+   * generations and its expiries, so one of its last setting still waiting
+   * is dropped, and its delete knows of it. Those of a deleted timer wait
+   * in gone[]; other memory holds no timer the timer context knows of. */
+  const bool again = c->magic == OS2_MAGIC;
+  atomic_store_explicit(&c->gen, (again ? gen_of(c) : 0u) + 1u, memory_order_relaxed);
+  c->last_seq = again ? c->last_seq : seq_run;
   utim_tm_timer_init(&c->t, on_expiry, c);
   c->magic = OS2_MAGIC;
+  utim_port_unlock(key);
   return id;
 }
 
@@ -403,12 +470,15 @@ osStatus_t osTimerDelete(osTimerId_t timer_id) {
     return st;
   }
   const uint32_t key = utim_port_lock();
+  /* Expiries of it waiting for the timer context (numbered after the last
+   * run) are noted in gone[], or the timer stays as it is. */
+  if (seq_after(c->last_seq, seq_run) && !gone_add(c)) {
+    utim_port_unlock(key);
+    return osErrorResource;
+  }
   (void)utim_tm_stop(g.tm, &c->t);
   c->magic = OS2_DEAD;
   gen_bump(c);
-  if ((int32_t)(gen_of(c) - atomic_load_explicit(&gen_floor, memory_order_relaxed)) > 0) {
-    atomic_store_explicit(&gen_floor, gen_of(c), memory_order_relaxed);
-  }
   if (c->from_pool != 0u) {
     pool_used[c - pool] = false;
   }
