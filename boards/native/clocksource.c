@@ -8,9 +8,11 @@
  *
  * The first calibration is the board's one probe of the CPU counter
  * (tsc_native.c), so the NATIVE_TSC instance and utim_now() share one
- * measured frequency. Lock order: native_cs_lock is never held while the
- * port lock is taken, and is only try-locked under it (utim_now()), so the
- * two never wait for each other; fork() handlers keep it usable in a child.
+ * measured frequency. Lock order: the port lock, then native_cs_lock:
+ * native_cs_lock is never held while the port lock is taken (the fork()
+ * handlers take the port lock first), and a thread holding the port lock
+ * may wait for it (a callback calling this API; utim_now() only try-locks
+ * it); fork() handlers keep it usable in a child.
  */
 /* For clockid_t and clock_gettime; the build may define it already. */
 #ifndef _GNU_SOURCE
@@ -25,6 +27,7 @@
 #include <time.h>
 
 #include "clocksource_internal.h"
+#include "utim/port.h"
 
 /* Re-fit period in ticks of the counter: one second. */
 #define REFIT_SECONDS 1u
@@ -334,17 +337,30 @@ static void choose(int id, int how, bool keep) {
 /* Around fork(): native_cs_lock is held by the forking thread, so the
  * child's copy is not left held by a thread the child does not have (its
  * selection, report and drift calls would wait for it forever); the child
- * gets a fresh lock. */
+ * gets a fresh lock. The port lock is taken first, as everywhere else (a
+ * callback, which runs with it held, may call this API): taken after, in
+ * the port's own prepare handler, which runs after this one when the port
+ * registered first, a thread holding the port lock and waiting for this
+ * one deadlocked fork(). The port's child handler gives the child its lock
+ * back at the depth the port's prepare handler found. */
+static uint32_t fork_port_key;
+
 static void fork_prepare(void) {
+  fork_port_key = utim_port_lock();
   pthread_mutex_lock(&native_cs_lock);
 }
 
 static void fork_parent(void) {
   pthread_mutex_unlock(&native_cs_lock);
+  utim_port_unlock(fork_port_key);
 }
 
 static void fork_child(void) {
   (void)pthread_mutex_init(&native_cs_lock, NULL);
+  /* After the port's child handler (it registered first), which gave the
+   * child the lock at a depth that counts ours; before it, this unlock of
+   * the parent's copy does nothing and that handler sets the depth. */
+  utim_port_unlock(fork_port_key);
 }
 
 static void init_once(void) {

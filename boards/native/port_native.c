@@ -14,8 +14,9 @@
  * once (arming, clearing, reading, polling threads, callbacks calling the
  * API, start/stop, forced clock-source re-fits and source switches) under a
  * watchdog, also under ThreadSanitizer's deadlock detector:
- * - lock order: the only other lock, the clock source's, is never waited
- *   for with this one held (utim_now() only try-locks it) and never held
+ * - lock order: the only other lock, the clock source's, is taken after
+ *   this one when both are (a callback calling the clock source's API,
+ *   its fork() handler; utim_now() only try-locks it) and never held
  *   while this one is taken; the board's and the clock source's
  *   pthread_once bodies take neither while the other's is running; no
  *   system call made with the lock held blocks (the interrupt line's raise

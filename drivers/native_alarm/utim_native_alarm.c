@@ -102,6 +102,9 @@ static uint64_t na_match_e(uint64_t e_now, uint64_t from, uint64_t to) {
 
 /* Earliest E at which the handler has something to report. */
 static uint64_t na_earliest(const utim_native_alarm_rt_t *rt) {
+  if (rt->ovf_on != 0u && rt->ovf_due != 0u) {
+    return 0u; /* a flagged wrap: due now */
+  }
   uint64_t e = rt->ovf_on != 0u ? rt->wrap_e : NA_NEVER;
   for (unsigned ch = 0; ch < UTIM_NATIVE_ALARM_CHANNELS; ch++) {
     if ((rt->enabled & (1u << ch)) != 0u && rt->match[ch] < e) {
@@ -153,6 +156,7 @@ static int na_init(const utim_periph_t *p, unsigned clk, uint32_t div) {
   na_base_t b = {.base_ns = na_clock_ns(), .e_base = 0u, .adj = 0u, .div = ns_per_tick};
   rt->enabled = 0u;
   rt->ovf_on = 0u;
+  rt->ovf_due = 0u;
   rt->wrap_e = NA_NEVER;
   for (unsigned ch = 0; ch < UTIM_NATIVE_ALARM_CHANNELS; ch++) {
     rt->cmp[ch] = 0u;
@@ -200,13 +204,19 @@ static int na_write(const utim_periph_t *p, uint64_t value) {
   b.adj = value - e_now;
   na_store(rt, &b);
   /* Compares are absolute counter values: their distance is now measured
-   * from the written value. */
+   * from the written value. A compare or a wrap already reached, whose
+   * interrupt has not been taken (the interrupt thread is still waking, or
+   * the port lock is held), stays flagged, as on hardware: the write moves
+   * only what is still to come. */
   for (unsigned ch = 0; ch < UTIM_NATIVE_ALARM_CHANNELS; ch++) {
-    if ((rt->enabled & (1u << ch)) != 0u) {
+    if ((rt->enabled & (1u << ch)) != 0u && e_now < rt->match[ch]) {
       rt->match[ch] = na_match_e(e_now, value, rt->cmp[ch]);
     }
   }
   if (rt->ovf_on != 0u) {
+    if (e_now >= rt->wrap_e) {
+      rt->ovf_due = 1u;
+    }
     rt->wrap_e = na_match_e(e_now, value, 0u);
   }
   na_request(rt, &b);
@@ -281,6 +291,7 @@ static int na_set_property(const utim_periph_t *p, unsigned id, uint64_t value) 
     }
   } else {
     rt->ovf_on = 0u;
+    rt->ovf_due = 0u;
     rt->wrap_e = NA_NEVER;
   }
   return 0;
@@ -325,9 +336,13 @@ void utim_native_alarm_isr(const utim_periph_t *p) {
       events |= UTIM_EVT_CH(ch);
     }
   }
-  if (rt->ovf_on != 0u && e_now >= rt->wrap_e) {
-    /* The next wrap is 2^64 ticks after this one. */
-    rt->wrap_e = NA_NEVER;
+  if (rt->ovf_on != 0u && (rt->ovf_due != 0u || e_now >= rt->wrap_e)) {
+    /* The next wrap is 2^64 ticks after this one (a wrap flagged before a
+     * write leaves the one the written value brings). */
+    if (e_now >= rt->wrap_e) {
+      rt->wrap_e = NA_NEVER;
+    }
+    rt->ovf_due = 0u;
     events |= UTIM_EVT_OVF;
   }
   if (events != 0u) {

@@ -11,7 +11,10 @@
  * - a compare channel holds the value E will have when the counter steps
  *   onto the compare value; a write recomputes it from the new counter, so
  *   compares stay absolute counter values across writes;
- * - the overflow is the E value at which the counter steps from 2^64 - 1 to 0.
+ * - the overflow is the E value at which the counter steps from 2^64 - 1 to 0;
+ * - a compare or a wrap the counter has reached stays flagged until the
+ *   handler reports it, as a hardware event flag: a write moves only the
+ *   matches still to come.
  *
  * The "interrupt line" is a utim_native_line_t (utim_native_line.h) the
  * board attaches. The board's interrupt thread, with the port lock held
@@ -76,7 +79,7 @@ typedef struct utim_native_alarm_rt {
   uint32_t ovf_on;          /**< 1 while the overflow interrupt is on */
   int64_t armed_ns;         /**< deadline the interrupt thread is prepared for, -1: none */
   uint32_t raise_pending;   /**< raised, and the interrupt thread has not looked since */
-  uint32_t reserved;        /**< zero */
+  uint32_t ovf_due;         /**< 1: a wrap reached before a counter write, not yet reported */
   utim_native_line_t *line; /**< the interrupt line, NULL before utim_native_alarm_attach() */
   int64_t next_ns;     /**< earliest event's clock time or earlier, INT64_MAX: none (lock-free) */
   uint64_t isr_runs;   /**< handler runs */
