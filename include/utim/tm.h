@@ -57,8 +57,11 @@
  *
  * **Modes.** Tickless: the channel is armed for the earliest expiry (or half
  * a range ahead, whichever comes first). Ticked: the channel interrupts at
- * every point of a tick grid and each tick advances the timers; expiries
- * are served at the first tick at or after them, and ticks missed while
+ * every point of a tick grid and each tick advances the timers to the time
+ * its interrupt reads: expiries are served by the first tick whose
+ * interrupt comes at or after them (never before them, at most a tick and
+ * the interrupt's latency after; one just after a tick point that the
+ * interrupt's latency has passed is served by that tick), and ticks missed while
  * interrupts were held off are skipped (the timers they would have served
  * are served at the next one). One code path serves both: only the moment
  * the channel is armed for differs.
@@ -373,9 +376,9 @@ int utim_tm_tasks_init(utim_tm_tasks_t *ts, utim_tm_t *tm, utim_tm_timer_t *time
 
 /**
  * @brief Delay task @p id for @p ticks (TaskDelay): when they have passed
- *        (never sooner; ticked: at the first tick at or after), its bit is
- *        set and the hook runs. A pending delay of @p id is replaced; a wake
- *        bit already set stays set.
+ *        (never sooner; ticked: by the first tick at or after, see Modes),
+ *        its bit is set and the hook runs. A pending delay of @p id is
+ *        replaced; a wake bit already set stays set.
  * @param ts    the task table
  * @param id    the task id
  * @param ticks ticks from now, 0 to 2^62 (0: wakes from the next interrupt)

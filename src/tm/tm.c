@@ -183,6 +183,14 @@ static void program(utim_tm_t *tm, bool in_irq, uint64_t entry) {
        * tick point at or after the pace (ticks skipped, not caught up). */
       const uint64_t at = paced(tm, target, true, entry, now);
       target += (at - target + tm->tick - 1u) / tm->tick * tm->tick;
+      /* No farther than the channel is ever armed ahead (the pace is at
+       * most that, the rounding up adds less than a tick): else a
+       * critical section within the time's tolerance delays this
+       * interrupt past a whole range, and a wrap is lost. The tick point
+       * before is still after now. */
+      if (target - now > half_range(tm)) {
+        target -= tm->tick;
+      }
     }
     tm->tick_at = target;
   } else {

@@ -640,6 +640,7 @@ int main(int argc, char **argv) {
   th_run("a periodic start in the past keeps its grid and counts the points passed", t_past_grid,
          NULL);
   th_run("a task clear refused (manager ended) keeps the wake bit", t_clear_refused, NULL);
+  th_run("a paced ticked manager arms no more than half a range ahead", t_tick_paced_range, NULL);
   for (unsigned i = 0; i < utim_count(); i++) {
     const utim_periph_t *p = utim_by_index(i);
     if (utim_channels(p) == 0u) {

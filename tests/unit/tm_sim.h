@@ -67,5 +67,6 @@ void t_tasks(void *arg);
 void t_chain(void *arg);
 void t_chain_kept_up(void *arg);
 void t_tick_chain(void *arg);
+void t_tick_paced_range(void *arg);
 
 #endif /* UTIM_TEST_TM_SIM_H */

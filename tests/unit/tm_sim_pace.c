@@ -10,6 +10,7 @@
 #include "harness.h"
 #include "sim.h"
 #include "tm_sim.h"
+#include "utim/port.h"
 
 /* Callbacks after which a chain stops itself: without the manager's pacing
  * the program never runs again, and the test would hang instead of
@@ -143,6 +144,58 @@ void t_tick_chain(void *arg) {
     TH_CHECK(chain_calls == 0u || utim_tm_now(&tm) >= due);
     sim_advance(ns_of(1000u) + 1000000u);
     TH_EQU(chain_calls, 1u);
+    TH_EQ(utim_tm_deinit(&tm), 0);
+  }
+  th_context("%s", "");
+}
+
+/*
+ * A paced ticked manager arms its channel no farther than half the
+ * counter's range ahead, as the time's extension needs. On SIM_TIMER8 (a
+ * range of 256 ticks at 16 MHz) ticked at 99 ticks, a periodic timer of 99
+ * ticks (and 96, 102) whose callback takes 1.5 us (24 ticks) and a program whose critical
+ * sections take 6 us (96 ticks): interrupts are never held off for more
+ * than 120 ticks, under the 127 the time tolerates. Before 2026-11-26 the
+ * paced interrupt rounded its moment up to a tick point past half a range
+ * (up to 225 ticks ahead), a critical section then delayed it past a
+ * whole range: the time lost 256 ticks at a time, the next tick point was
+ * then more than a range ahead, its arming was refused (utim_set_rel()'s
+ * -ERANGE) and the manager never interrupted again (20 callbacks in all).
+ */
+static uint64_t burn_calls;
+static void burn_cb(utim_tm_t *m, utim_tm_timer_t *t, void *arg) {
+  (void)m;
+  (void)t;
+  (void)arg;
+  burn_calls++;
+  sim_advance(1500u); /* the callback's work, with the lock held */
+}
+
+void t_tick_paced_range(void *arg) {
+  (void)arg;
+  const utim_periph_t *p = utim_by_name("SIM_TIMER8");
+  for (uint64_t tick = 96u; tick <= 102u; tick += 3u) {
+    th_context("tick %" PRIu64, tick);
+    if (!setup(p, 0u, UTIM_TM_TICKED, tick)) {
+      return;
+    }
+    utim_tm_timer_t t;
+    utim_tm_timer_init(&t, burn_cb, NULL);
+    burn_calls = 0u;
+    TH_EQ(utim_tm_start(&tm, &t, tick, tick), 0);
+    for (unsigned i = 0; i < 400u; i++) {
+      const uint32_t key = utim_port_lock();
+      sim_advance(6000u);
+      utim_port_unlock(key);
+      sim_advance(1000u + (uint64_t)(i % 7u) * 300u);
+    }
+    const uint64_t ref0 = ref_ticks();
+    const uint64_t now = utim_tm_now(&tm);
+    const uint64_t ref = ref_ticks();
+    /* The read's unlock may let in an interrupt of 24 ticks' work. */
+    TH_CHECKF(now + 26u >= ref0 && now <= ref + 2u,
+              "time %" PRIu64 ", virtual time says %" PRIu64 " to %" PRIu64, now, ref0, ref);
+    TH_CHECKF(burn_calls > 300u, "%" PRIu64 " callbacks in %" PRIu64 " ticks", burn_calls, ref);
     TH_EQ(utim_tm_deinit(&tm), 0);
   }
   th_context("%s", "");
