@@ -64,7 +64,7 @@ typedef struct utim_nop_cfg {
 /** @brief Driver property (get): compare value recorded for channel @p n. */
 #define UTIM_NOP_PROP_CC(n) (UTIM_PROP_DRIVER_BASE + 0x10u + (unsigned)(n))
 
-/** @brief hAPI init: checks @p div against clock input @p clk, resets the RAM. */
+/** @brief hAPI init: records @p clk and @p div (the core validated them), resets the RAM. */
 int utim_nop_init(const utim_periph_t *p, unsigned clk, uint32_t div);
 /** @brief hAPI enable: records the run state. */
 int utim_nop_enable(const utim_periph_t *p, bool on);

@@ -390,7 +390,8 @@ int utim_set_rel(const utim_periph_t *p, unsigned ch, uint64_t ticks);
  * gets time of the order of the handling. The guard is per channel: with
  * several channels of one instance at periods this short, the program's
  * share falls with their number but does not reach zero. A masked
- * channel (utim_mask()) runs no callback to pace it: its re-arm leaves
+ * channel (utim_mask()), or any channel while the compare callback is
+ * NULL, runs no callback to pace it: its re-arm leaves
  * free twice the time its match waited when that was a period or more
  * (other handlers, other fast masked channels), so masked channels cannot
  * take the CPU over either; their interrupts still come at that pace.

@@ -317,6 +317,10 @@ static int chain_init(const utim_periph_t *p, unsigned clk, uint32_t div) {
 
 static int chain_enable(const utim_periph_t *p, bool on) {
   const utim_chain_cfg_t *c = cfg_of(p);
+  /* The board may leave UTIM_CAP_STOP out though the low half could stop. */
+  if (!on && (utim_caps(p) & UTIM_CAP_STOP) == 0u) {
+    return -ENOTSUP;
+  }
   return c->lo->drv->enable(c->lo, on);
 }
 

@@ -89,12 +89,15 @@ bool utim__periodic_advance(const utim_periph_t *p, unsigned ch) {
     const uint64_t late = (now - cs->target) & mask;
     if (attempt == 0u) {
       cs->late = utim__add_sat32(0u, late);
-      if (late >= period && late <= lead_max && (st->mask & st->pending & bit) != 0u) {
-        /* A masked channel's match served a period or more late: its
-         * interrupts, which no callback paces (utim__periodic_handled()),
-         * come faster than the CPU serves them (other handlers, other fast
-         * masked channels). Leave twice that lateness free: they cannot
-         * take the CPU over, and the lead lasts only while they are late. */
+      if (late >= period && late <= lead_max &&
+          ((st->mask & st->pending & bit) != 0u || st->cmp_cb == NULL)) {
+        /* A masked channel's match served a period or more late, or one of
+         * an instance without a compare callback (its events are dropped):
+         * its interrupts, which no callback paces
+         * (utim__periodic_handled()), come faster than the CPU serves them
+         * (other handlers, other fast channels). Leave twice that lateness
+         * free: they cannot take the CPU over, and the lead lasts only
+         * while they are late. */
         const uint64_t twice = late < lead_max / 2u ? 2u * late : lead_max;
         lead = lead > twice ? lead : twice;
       }

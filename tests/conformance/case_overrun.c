@@ -184,6 +184,40 @@ static void ct_overrun_all_masked(const utim_periph_t *p) {
 }
 
 /*
+ * The same unmasked, with no compare callback (its events are dropped): no
+ * callback paces the interrupts either. Before the re-arm left the lateness
+ * free for such channels too, two channels of SIM_TIMER16 at period 1
+ * (10 ns per register access) kept the interrupt busy for good, inside
+ * utim_set_periodic() of the third.
+ */
+static void ct_overrun_all_no_callback(const utim_periph_t *p) {
+  if (!ct_init_start(p, ct_hz_fastest(p))) {
+    return;
+  }
+  const uint64_t md = ct_md(p);
+  const uint64_t span = ct_min64(ct_max64(400u * md, 80u * ct_lat(p)), utim_max(p) / 4u);
+  const unsigned nch = utim_channels(p);
+  th_context("%s every channel at period %llu, no callback", utim_name(p), (unsigned long long)md);
+  ct_ev_reset();
+  TH_EQ(utim_set_compare_cb(p, NULL, NULL), 0);
+  for (unsigned ch = 0; ch < nch; ch++) {
+    TH_EQ(utim_set_periodic(p, ch, md), 0);
+  }
+  unsigned steps = 0u;
+  const uint64_t start = utim_read(p);
+  while (ct_dist(p, start, utim_read(p)) < span) {
+    steps++;
+  }
+  for (unsigned ch = 0; ch < nch; ch++) {
+    TH_EQ(utim_clear(p, ch), 0);
+  }
+  TH_EQ(utim_set_compare_cb(p, ct_cmp_cb, ct_arg(p)), 0);
+  TH_EQ(ct_count(), 0);
+  TH_CHECKF(steps >= 2u, "%u loop steps in %llu ticks", steps, (unsigned long long)span);
+  th_note("%u loop steps with every channel at the minimum period, no callback", steps);
+}
+
+/*
  * A period utim_set_periodic() accepts but the instance may not sustain:
  * the minimum distance (each re-arm finds its target already due), and a
  * callback that takes three periods. Before the re-arm skipped ahead on the
@@ -206,6 +240,7 @@ void ct_case_overrun(const utim_periph_t *p) {
   }
   ct_overrun_all(p);
   ct_overrun_all_masked(p);
+  ct_overrun_all_no_callback(p);
 }
 
 /* ---- chained instances: interrupts held off across low wraps --------------- */

@@ -15,6 +15,7 @@
 #include "utim/chain.h"
 #include "utim/port.h"
 #include "utim/utim.h"
+#include "utim_sim.h"
 
 #define HZ         16000000u
 #define LO_PERIOD  65536u /* both sim chains have 16-bit low halves */
@@ -323,6 +324,38 @@ static void t_write_in_wrap_cb(void *arg) {
             (unsigned long long)utim_read(p), (unsigned long long)want);
 }
 
+/*
+ * A chained instance the board defines without UTIM_CAP_STOP refuses
+ * utim_stop() with -ENOTSUP and keeps counting, though its low half could
+ * stop (before, the chain stopped its low half and returned 0). Defined here
+ * over SIM_CHAIN32's two timers (5 and 6) with their facts; no interrupt is
+ * used, so the board's line owners do not matter.
+ */
+static const utim_clock_desc_t nostop_lo_clocks[] = {
+    {HZ, UTIM_CLASS_HF, UTIM_DIV_LINEAR, 0, 1, 256},
+};
+static const utim_clock_desc_t nostop_hi_clocks[] = {
+    {0u, UTIM_CLASS_CHAIN, UTIM_DIV_LINEAR, 0, 1, 1}};
+#define NOSTOP_LO 16, 0, 2, 0, 1, 1, 0, 1, 1, -1, 0
+#define NOSTOP_HI 16, 0, 2, 0, 1, 1, 0, 1, 1, 5, 0
+UTIM_SIM_DEFINE(nostop_lo, "NOSTOP_LO", 5, 2, 0, nostop_lo_clocks, NOSTOP_LO);
+UTIM_SIM_DEFINE(nostop_hi, "NOSTOP_HI", 6, 2, 0, nostop_hi_clocks, NOSTOP_HI);
+UTIM_CHAIN_DEFINE(nostop32, "NOSTOP32", nostop_lo, nostop_hi, 0u, nostop_lo_clocks, UTIM_CAP_WRITE);
+
+static void t_no_stop_cap(void *arg) {
+  (void)arg;
+  const utim_periph_t *p = &nostop32;
+  sim_reset();
+  TH_EQ(utim_init(p, HZ, UTIM_CLOCK_HF), 0);
+  TH_EQ(utim_start(p), 0);
+  sim_advance(10000u);
+  const uint64_t a = utim_read(p);
+  TH_EQ(utim_stop(p), -ENOTSUP);
+  sim_advance(10000u);
+  TH_CHECKF(utim_read(p) - a >= 150u, "counter 0x%llx, 0x%llx 10 us before",
+            (unsigned long long)utim_read(p), (unsigned long long)a);
+}
+
 int main(void) {
   th_set_putc(th_stdio_putc);
   sim_board_init();
@@ -351,5 +384,6 @@ int main(void) {
          t_write_in_wrap_cb, (void *)(uintptr_t)chain32);
   th_run("software carry: counter written in a callback that came with the low wrap",
          t_write_in_wrap_cb, (void *)(uintptr_t)soft32);
+  th_run("hardware chain without UTIM_CAP_STOP: stop refused", t_no_stop_cap, NULL);
   return th_finish();
 }
