@@ -122,10 +122,16 @@ int timer_clear(tim_t dev, int channel);
 /** @brief The counter (utim_read(), truncated to unsigned int); 0 for an unknown device. */
 unsigned int timer_read(tim_t dev);
 
-/** @brief Start the counter (utim_start()). */
+/**
+ * @brief Start the counter (utim_start()); nothing for a device timer_init()
+ *        has not set up (unknown, or owned by another subsystem).
+ */
 void timer_start(tim_t dev);
 
-/** @brief Stop the counter, all channels with it (utim_stop()). */
+/**
+ * @brief Stop the counter, all channels with it (utim_stop()); nothing for a
+ *        device timer_init() has not set up (unknown, or owned by another subsystem).
+ */
 void timer_stop(tim_t dev);
 
 /** @brief Frequencies the device can count at (utim_freqs()), 0 for an unknown device. */

@@ -106,7 +106,12 @@ constexpr clock::duration ceil_ns(const std::chrono::duration<Rep, Period> &d) {
     return clock::duration::min();
   }
   if constexpr (std::is_floating_point_v<Rep>) {
-    return std::chrono::ceil<clock::duration>(d);
+    /* Rounded up from the long double ns (exact for a float count: 24 bits
+     * times the factor), not with std::chrono::ceil, which converts in Rep:
+     * a float's rounding of the ns (a 4 ms step at an uptime of 11 hours)
+     * came out below the time point, and the sleep ended early. */
+    const clock::rep t = static_cast<clock::rep>(ns);
+    return clock::duration(static_cast<long double>(t) < ns ? t + 1 : t);
   } else {
     static_assert(std::is_integral_v<Rep> && std::numeric_limits<Rep>::digits <= 64,
                   "an integer count of at most 64 bits");
@@ -138,6 +143,10 @@ template <class Duration> int sleep_until(const std::chrono::time_point<clock, D
  * @return 0, or the negative errno of utim_sleep_for() (-EINVAL for d < 0)
  */
 template <class Rep, class Period> int sleep_for(const std::chrono::duration<Rep, Period> &d) {
+  /* Judged before the rounding up: -1 ps is 0 ns rounded up. */
+  if (d < d.zero()) {
+    return -EINVAL;
+  }
   return utim_sleep_for(ceil_ns(d).count());
 }
 
@@ -378,7 +387,8 @@ public:
    *        @p period (0: once); both rounded up to the manager's ticks
    *        (to_ticks(): exact for any duration, never wrapped).
    * @return 0, or the negative errno of utim_tm_start(): -EINVAL (nothing
-   *         changed) for @p d or @p period beyond the manager's 2^62 ticks
+   *         changed) for @p d or @p period beyond the manager's 2^62 ticks,
+   *         or a negative (or NaN) @p period
    */
   template <class Rep, class Period, class Rep2 = Rep, class Period2 = Period>
   int start(const std::chrono::duration<Rep, Period> &d,
@@ -386,6 +396,9 @@ public:
                 std::chrono::duration<Rep2, Period2>::zero()) {
     /* Not running (never initialised, refused, or deinitialised): tm_.p may
      * be NULL; utim_tm_start() then refuses with -EINVAL. */
+    if (!(period >= period.zero())) {
+      return -EINVAL; /* to_ticks() makes it 0: once, not a period */
+    }
     const std::uint64_t hz = tm_.running ? utim_freq(tm_.p) : 0u;
     return utim_tm_start(&tm_, &t_, to_ticks(d, hz), to_ticks(period, hz));
   }

@@ -18,12 +18,17 @@ static const utim_periph_t *dev_of(tim_t dev) {
   return dev < UTIM_RIOT_TIMER_NUMOF && dev < utim_count() ? utim_by_index(dev) : NULL;
 }
 
+/* The instance of a device timer_init() set up (the shim's claim), or NULL:
+ * a device another subsystem owns is left alone. */
+static const utim_periph_t *own_of(tim_t dev) {
+  const utim_periph_t *p = dev_of(dev);
+  return p != NULL && g_ctx[dev].cb != NULL ? p : NULL;
+}
+
 /* An initialised device's instance, with a channel it has, or NULL. */
 static const utim_periph_t *chan_of(tim_t dev, int channel) {
-  const utim_periph_t *p = dev_of(dev);
-  return p != NULL && g_ctx[dev].cb != NULL && channel >= 0 && (unsigned)channel < utim_channels(p)
-             ? p
-             : NULL;
+  const utim_periph_t *p = own_of(dev);
+  return p != NULL && channel >= 0 && (unsigned)channel < utim_channels(p) ? p : NULL;
 }
 
 static int riot_rc(int rc) {
@@ -134,14 +139,14 @@ unsigned int timer_read(tim_t dev) {
 }
 
 void timer_start(tim_t dev) {
-  const utim_periph_t *p = dev_of(dev);
+  const utim_periph_t *p = own_of(dev);
   if (p != NULL) {
     (void)utim_start(p);
   }
 }
 
 void timer_stop(tim_t dev) {
-  const utim_periph_t *p = dev_of(dev);
+  const utim_periph_t *p = own_of(dev);
   if (p != NULL) {
     (void)utim_stop(p);
   }

@@ -84,6 +84,9 @@ void test_sleep() {
   CHECK(utim::sleep_for(std::chrono::duration<double, std::milli>(1.25)) == 0);
   CHECK(utim::clock::now() - t1 >= 1250us);
   CHECK(utim::sleep_for(-1ms) == -EINVAL);
+  /* Negative below a nanosecond too (rounded up it was 0 ns: slept, 0). */
+  CHECK(utim::sleep_for(std::chrono::duration<std::int64_t, std::pico>(-1)) == -EINVAL);
+  CHECK(utim::sleep_for(std::chrono::duration<double, std::nano>(-0.5)) == -EINVAL);
   /* Beyond int64 ns either way: saturated, never wrapped (a far sleep
    * wrapped to a negative or short one; only the conversion is run). */
   using hours = std::chrono::hours;
@@ -105,6 +108,14 @@ void test_sleep() {
   CHECK(utim::ceil_ns(rtc(1)).count() == 30518 && utim::ceil_ns(-rtc(1)).count() == -30517);
   CHECK(utim::ceil_ns(third(20'000'000'000LL)).count() == 6'666'666'666'666'666'667LL);
   CHECK(utim::ceil_ns(-third(20'000'000'000LL)).count() == -6'666'666'666'666'666'666LL);
+  /* A float count rounds up from its exact value: std::chrono::ceil
+   * converted in float, whose rounding of the ns (4 ms steps at an uptime
+   * of 11 hours) fell below it, so a sleep_until() of a float time point
+   * returned early. */
+  using fseconds = std::chrono::duration<float>;
+  CHECK(utim::ceil_ns(fseconds(1.00000048f)).count() == 1'000'000'477LL);
+  CHECK(utim::ceil_ns(fseconds(40000.00390625f)).count() == 40'000'003'906'250LL);
+  CHECK(utim::ceil_ns(-fseconds(1.00000048f)).count() == -1'000'000'476LL);
   /* NaN: min(), refused by sleep_for() (it converted NaN to an integer: UB). */
   const std::chrono::duration<double> nan(std::numeric_limits<double>::quiet_NaN());
   CHECK(utim::ceil_ns(nan) == utim::clock::duration::min());
@@ -305,6 +316,8 @@ void test_tm_timer() {
     CHECK(far.stop() == 1);
     CHECK(far.start(std::chrono::hours::max()) == -EINVAL);
     CHECK(far.start(1ms, std::chrono::hours::max()) == -EINVAL);
+    /* A negative period is refused, not run once (to_ticks() made it 0). */
+    CHECK(far.start(1ms, -2ms) == -EINVAL);
     (void)utim::sleep_for(5ms);
     CHECK(!far.pending() && n == before);
   }

@@ -329,6 +329,34 @@ static void t_query(void *arg) {
   }
 }
 
+/* A device timer_init() has not set up, owned by another subsystem: the
+ * shim's timer_stop() and timer_start() leave it alone, as its timer_set()
+ * does (they stopped and started the other owner's counter). */
+static void t_foreign(void *arg) {
+  (void)arg;
+  sim_board_init();
+  const tim_t d = dev_named("SIM_NRF32");
+  const utim_periph_t *p = utim_by_name("SIM_NRF32");
+  if (!TH_CHECK(d != TIMER_UNDEF && p != NULL) || !TH_EQ(utim_claim(p, &g_order), 0)) {
+    return;
+  }
+  TH_EQ(utim_init(p, HZ, UTIM_CLOCK_DEFAULT), 0);
+  TH_EQ(utim_start(p), 0);
+  TH_EQ(timer_set(d, 0, 100u), -1);
+  uint64_t before = utim_read(p);
+  timer_stop(d);
+  sim_advance(1000u * NS);
+  TH_CHECKF(utim_read(p) - before >= 1000u, "the owner's counter moved %llu ticks: stopped",
+            (unsigned long long)(utim_read(p) - before));
+  TH_EQ(utim_stop(p), 0);
+  before = utim_read(p);
+  timer_start(d);
+  sim_advance(1000u * NS);
+  TH_CHECKF(utim_read(p) == before, "the owner's stopped counter moved %llu ticks: started",
+            (unsigned long long)(utim_read(p) - before));
+  TH_EQ(utim_release(p, &g_order), 0);
+}
+
 /* RIOT's tests/periph/timer method, through the RIOT API only: on every
  * device the shim can initialise, channel c set to (c + 1) x 100 ticks; every
  * callback comes once, on its channel, in that order. */
@@ -387,6 +415,7 @@ int main(void) {
   th_run("timer_set_periodic: TIM_FLAG_SET_STOPPED refused on a counter that cannot be stopped",
          t_periodic_unstoppable, NULL);
   th_run("timer_query_*: channels, frequencies highest first", t_query, NULL);
+  th_run("timer_stop, timer_start: a device another subsystem owns is left alone", t_foreign, NULL);
   th_run("RIOT's tests/periph/timer method on every device", t_riot_method, NULL);
   return th_finish();
 }
