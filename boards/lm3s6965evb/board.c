@@ -67,7 +67,7 @@ const unsigned cortexm_irq_route_count = sizeof cortexm_irq_routes / sizeof cort
 
 #ifdef LM3S6965_SILICON
 #define LM3S_GPTM_INST(n) (&lm3s_gptm##n)
-#define LM3S_GPTM_NOTE    "32-bit periodic: overflow (time-out), top, stop; no match in 32-bit mode"
+#define LM3S_GPTM_NOTE    "32-bit periodic: overflow (time-out), top; no stop, no match in 32-bit mode"
 #else
 #define LM3S_GPTM_INST(n) NULL
 #define LM3S_GPTM_NOTE                                                                             \

@@ -12,7 +12,7 @@
  * The four general-purpose timer modules (GPTM 0..3 at 0x40030000 +
  * 0x1000 n, timer A interrupts 19, 21, 23, 35) are served by
  * drivers/stellaris_gptm (32-bit periodic mode: a 32-bit counter with the
- * time-out as its overflow, a settable top, stop). QEMU 7.2 models their
+ * time-out as its overflow, a settable top; no stop). QEMU 7.2 models their
  * time-outs but not reading the count (GPTMTAR reads 0; see
  * utim_stellaris_gptm.h), and a utim instance reads its counter, so under
  * QEMU they are not in the table: the board test (tests/gptm) drives the

@@ -53,12 +53,23 @@ static bool mc_stoppable(const utim_periph_t *p) {
   return (UTIM_PROPS_CAPS(p->props) & UTIM_CAP_STOP) != 0u;
 }
 
+static uint64_t *mc_base(const utim_periph_t *p) {
+  return ((const utim_riscv_mcycle_cfg_t *)(const void *)p->dev)->base;
+}
+
 static int mc_init(const utim_periph_t *p, unsigned clk, uint32_t div) {
   (void)clk; /* the hart's clock, the only input */
   (void)div; /* 1, its only divider */
   uint32_t key = utim_port_lock();
   mc_run(!mc_stoppable(p));
-  mc_set(0u);
+  /* A CSR the board does not let us write may not keep a written value
+   * (QEMU 7.2 on RV32): the count restarts from 0 through the base. */
+  if ((UTIM_PROPS_CAPS(p->props) & UTIM_CAP_WRITE) != 0u) {
+    mc_set(0u);
+    *mc_base(p) = 0u;
+  } else {
+    *mc_base(p) = mc_get();
+  }
   utim_port_unlock(key);
   return 0;
 }
@@ -72,8 +83,7 @@ static int mc_enable(const utim_periph_t *p, bool on) {
 }
 
 static uint64_t mc_read(const utim_periph_t *p) {
-  (void)p;
-  return mc_get();
+  return mc_get() - *mc_base(p);
 }
 
 static int mc_write(const utim_periph_t *p, uint64_t value) {

@@ -18,7 +18,9 @@
  *   (the bench firmware's).
  * - Without UTIM_CAP_STOP, enable(false) is -ENOTSUP and init() leaves the
  *   counter running.
- * - init() stops the counter (CY inhibited) and writes it to 0.
+ * - init() stops the counter (CY inhibited) and writes it to 0. Without
+ *   UTIM_CAP_WRITE it leaves the CSR alone and keeps the count it read as
+ *   the view's 0 in RAM (8 bytes): read() is the CSR minus that base.
  * - On RV32 the counter is read high, low, high until the high reads agree,
  *   and written low = 0, high, low (no carry escapes mid-write).
  * - Clock input: the hart's clock, divider 1; its rate is the board's.
@@ -33,8 +35,12 @@
  * time to the count, so a stopped counter does not stay stopped. A board
  * under QEMU therefore exposes the instance without UTIM_CAP_WRITE and
  * UTIM_CAP_STOP (the caps_ argument of UTIM_RISCV_MCYCLE_DEFINE()): a
- * 64-bit free-running counter, which init() writes to 0 once (a write of
- * 0 carries correctly); the conformance suite runs the counter and
+ * 64-bit free-running counter whose CSR is never written, restarted from
+ * 0 by init() through the base in RAM. A write of 0 is no exception on
+ * RV32: QEMU keeps each half as its own offset from the virtual clock's
+ * half, so after a write at a time whose low word is L the count read 2^32
+ * too high for L ns from the moment that low word wrapped, then stepped
+ * back (tests/mcycle). The conformance suite runs the counter and
  * frequency cases on it. Write and stop are the architecture's and
  * compiled, not verified under emulation.
  */
@@ -56,6 +62,12 @@ extern "C" {
 /** @brief mcountinhibit.CY: mcycle stopped. */
 #define UTIM_RISCV_MCOUNTINHIBIT_CY 1u
 
+/** @brief Device configuration of an mcycle instance (const, in flash). */
+typedef struct utim_riscv_mcycle_cfg {
+  utim_dev_t common; /**< common head; must be first */
+  uint64_t *base;    /**< RAM: the CSR's count at init() without UTIM_CAP_WRITE, else 0 */
+} utim_riscv_mcycle_cfg_t;
+
 /** @brief The mcycle driver. */
 extern const utim_driver_t utim_riscv_mcycle_driver;
 
@@ -72,13 +84,15 @@ extern const utim_driver_t utim_riscv_mcycle_driver;
   _Static_assert(((caps_) & ~UTIM_RISCV_MCYCLE_CAPS) == 0u, pname_ ": caps are WRITE, STOP");      \
   _Static_assert(sizeof(clocks_) / sizeof((clocks_)[0]) == 1u, pname_ ": one clock input");        \
   UTIM_STATE_DEFINE(n_##_state, 0);                                                                \
-  static const utim_dev_t n_##_dev = {.state = &n_##_state,                                        \
-                                      .name = (pname_),                                            \
-                                      .clocks = (clocks_),                                         \
-                                      .nclocks = 1u,                                               \
-                                      .min_distance = 1u};                                         \
+  static uint64_t n_##_base;                                                                       \
+  static const utim_riscv_mcycle_cfg_t n_##_cfg = {.common = {.state = &n_##_state,                \
+                                                              .name = (pname_),                    \
+                                                              .clocks = (clocks_),                 \
+                                                              .nclocks = 1u,                       \
+                                                              .min_distance = 1u},                 \
+                                                   .base = &n_##_base};                            \
   static const utim_periph_t n_ = {.drv = &utim_riscv_mcycle_driver,                               \
-                                   .dev = &n_##_dev,                                               \
+                                   .dev = &n_##_cfg.common,                                        \
                                    .props = UTIM_PROPS(UTIM_RISCV_MCYCLE_WIDTH, 0, 0, (caps_))}
 
 #ifdef __cplusplus
