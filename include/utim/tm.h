@@ -33,7 +33,8 @@
  * - the manager's interrupt does not take the CPU over: a periodic timer
  *   whose period is shorter than that interrupt (its entry, the callbacks
  *   due, the re-arm and its return), a callback that starts its own timer
- *   again a tick ahead, or a ticked manager's tick that short, would find
+ *   again a tick ahead, or a ticked manager's tick that short (on a
+ *   channel; on the overflow see utim_tm_init()), would find
  *   its next expiry (or tick point) passed at every re-arm. From the
  *   third interrupt in a row that put expiries on the wheel itself and
  *   whose next expiry is no farther than its own cost (entry, work,
@@ -151,9 +152,15 @@ struct utim_tm {
  * overflow interrupt (for instances without compare channels, like the
  * CMSDK timer and SysTick): each wrap is a tick. On an instance with a top
  * (UTIM_CAP_TOP, a reload register) the manager sets the top to
- * @p tick - 1, so any tick works (and utim_tm_deinit() sets it back to the
- * counter's full range, utim_max());
+ * @p tick - 1, so any tick from 2 is taken (and utim_tm_deinit() sets it
+ * back to the counter's full range, utim_max());
  * otherwise @p tick must be the counter's range, utim_max() + 1. The
+ * hardware repeats the tick whatever the manager does, so the pacing of
+ * short ticks (file comment) does not apply here: the tick must be longer
+ * than the manager's interrupt (entry, the timers due, return), or wraps
+ * are lost from the time and, shorter still, the interrupt keeps the CPU
+ * for good (Cortex-M3 under QEMU at 25 MHz, an idle manager: wraps lost
+ * from a 20-tick tick, the program stopped at 10). The
  * system time is the time of the last wrap plus the count; the hardware's
  * overflow flag (UTIM_PROP_OVF_PENDING) tells a wrap whose interrupt is
  * pending, so the time never goes back as long as interrupts are never held
@@ -161,8 +168,11 @@ struct utim_tm {
  * lost from the time). One window is left: between the driver clearing the
  * flag and the manager's overflow callback counting the wrap (the core
  * delivers callbacks with the lock released), a read from an interrupt
- * that preempts the timer's own reads the time one tick behind; read the
- * time from the timer's priority or below, or use a compare channel.
+ * that preempts the timer's own reads the time one tick behind, and a
+ * timer it starts (utim_tm_start(), a task delay) is due that much sooner:
+ * it can expire up to a tick early by real time (the preempted handler
+ * then serves it at once); read the time and start timers from the
+ * timer's priority or below, or use a compare channel.
  * @param tm   the manager (its old contents are ignored, so it must not be
  *             running: utim_tm_deinit() a running one first, also from one
  *             of its callbacks: the interrupt then serves no more timers)
