@@ -224,6 +224,21 @@ if(MODE STREQUAL "timeout")
     endif()
   endif()
   check(ok "timeout: a matrix of the alarm's rows (${nm})")
+
+  # A cyclictest that fails: its exit status is said as one, never as an errno's text
+  # (exit status 2 once read "No such file or directory").
+  file(MAKE_DIRECTORY "${WORKDIR}/fakebin")
+  file(WRITE "${WORKDIR}/fakebin/cyclictest" "#!/bin/sh\nexit 2\n")
+  file(CHMOD "${WORKDIR}/fakebin/cyclictest" PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE)
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env "PATH=${WORKDIR}/fakebin:$ENV{PATH}"
+                          ${BENCH} timeout --samples 1
+    RESULT_VARIABLE rc OUTPUT_VARIABLE table ERROR_VARIABLE err)
+  set(ok OFF)
+  if(table MATCHES "cyclictest +not measured \\(exited with status 2\\)" AND
+     NOT table MATCHES "No such file")
+    set(ok ON)
+  endif()
+  check(ok "timeout: a cyclictest that exits with 2 is reported as such (rc=${rc})")
 endif()
 
 # The file is written from the same result as stdout, so it is the same document.

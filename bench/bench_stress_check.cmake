@@ -153,6 +153,23 @@ if(BOARD STREQUAL "sim" AND REPEAT)
     endforeach()
   endif()
   check(ok "sim: with --limit 1024 no interval row reaches above 1024")
+  # Live reports into an -o file that held an earlier result, the run then killed:
+  # the file holds this run's reports only, never their mix with the earlier result.
+  set(live_file "${CMAKE_CURRENT_BINARY_DIR}/bench_stress_live.txt")
+  string(REPEAT "EARLIER RESULT LINE\n" 20000 earlier)
+  file(WRITE "${live_file}" "${earlier}")
+  execute_process(COMMAND ${BENCH} stress --board sim --timer SIM_TIMER16 --api uapi
+                          --duration 86400 --report-every 20000 -o ${live_file}
+                  TIMEOUT 3 RESULT_VARIABLE rc5 OUTPUT_QUIET ERROR_QUIET)
+  set(ok ON)
+  if(EXISTS "${live_file}")
+    file(READ "${live_file}" live)
+    if(live MATCHES "EARLIER RESULT LINE")
+      set(ok OFF)
+    endif()
+  endif()
+  file(REMOVE "${live_file}")
+  check(ok "sim: live reports into an existing -o file, run killed: no mix with the earlier result")
 endif()
 
 tap_finish()

@@ -35,8 +35,8 @@
  *   **refused**: an arming call that returned an error (an absolute value
  *   passed before the call: -ETIME).
  *
- * A row is marked SIC! when |mean| exceeds two ticks of the TUT (one time
- * manager tick when it is ticked) or its standard deviation exceeds twice
+ * A row is marked SIC! when |mean| exceeds two ticks of the TUT (two time
+ * manager ticks when it is ticked) or its standard deviation exceeds twice
  * what the quantisation of the TUT's tick in reference ticks explains plus
  * two reference ticks (bench_stress_limits()).
  */

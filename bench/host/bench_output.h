@@ -46,6 +46,20 @@ int bench_output_open(bench_output_t *o);
  */
 void bench_output_discard(bench_output_t *o);
 
+/**
+ * @brief Where reports made during the run go (stress's --report-every): the
+ *        table's stream, or NULL with --json (the document is the result).
+ *
+ * Reports written into an -o file that existed before this run overwrite the
+ * earlier result, which cannot survive the run then: the first call cuts the
+ * file to 0 and makes it this run's, so that it never holds a mix of the two
+ * and is removed as a file this run created when the run fails or a signal
+ * ends it. Call it only when a report is about to be written.
+ * @param o outputs opened by bench_output_open()
+ * @return the stream, or NULL (no live reports, or the file cannot be cut)
+ */
+FILE *bench_output_live(bench_output_t *o);
+
 /** @brief Deepest nesting of a result document (deeper levels are not tracked). */
 #define BENCH_JW_MAX_DEPTH 8u
 

@@ -359,7 +359,8 @@ static int start_timers(const bench_stress_target_t *t) {
   return rc != 0 ? rc : utim_start(t->tut);
 }
 
-static int run_one(st_run_t *r, const st_opts_t *o, FILE *live, unsigned idx, unsigned nruns) {
+static int run_one(st_run_t *r, const st_opts_t *o, bench_output_t *out, unsigned idx,
+                   unsigned nruns) {
   const bench_stress_target_t *t = &r->t;
   int rc = start_timers(t);
   if (rc != 0) {
@@ -406,7 +407,10 @@ static int run_one(st_run_t *r, const st_opts_t *o, FILE *live, unsigned idx, un
       bench_progress("run %u/%u: %s %s: %llu operations, %.0f of %lu s", idx + 1u, nruns,
                      utim_name(t->tut), api_name(r->api), (unsigned long long)r->s.ops,
                      r->elapsed_s, o->duration);
-      if (live != NULL && report_due(o, &r->s, now, &ops_at, &t_at)) {
+      /* Live reports go where the table goes (none with --json: its document is the result). */
+      FILE *live = NULL;
+      if (!out->json && report_due(o, &r->s, now, &ops_at, &t_at) &&
+          (live = bench_output_live(out)) != NULL) {
         fprintf(live, "\n---- after %.1f s:", r->elapsed_s);
         print_run(live, r, idx);
         fflush(live);
@@ -489,15 +493,13 @@ int bench_cmd_stress(int argc, char **argv) {
     bench_output_discard(&out);
     return 1;
   }
-  /* Live reports go where the table goes (not in JSON mode: its document is the result). */
-  FILE *live = out.json ? NULL : out.out_f;
   bool bad = false;
   for (unsigned i = 0; i < r.nruns; i++) {
     st_run_t *run = &r.runs[i];
     run->t = targets[i / per];
     run->api = both ? (i % 2u == 0u ? BENCH_STRESS_UAPI : BENCH_STRESS_TM)
                     : (strcmp(o.api, "tm") == 0 ? BENCH_STRESS_TM : BENCH_STRESS_UAPI);
-    run->error = run_one(run, &o, live, i, r.nruns);
+    run->error = run_one(run, &o, &out, i, r.nruns);
     const bench_stress_t *s = &run->s;
     bad = bad || run->error != 0 || s->early != 0u || s->lost != 0u || s->unexpected != 0u;
   }

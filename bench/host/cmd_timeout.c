@@ -71,8 +71,9 @@ static const bench_cli_t to_cli = {
     .json_help =
         "print one JSON document: {\"benchmark\":\"timeout\",\n"
         "\"machine\":{...},\"alarm\":{...},\"rows\":[{\"name\":\"native_alarm\"|\n"
-        "\"cyclictest\",\"timeout_us\",\"unit\":\"ns\",\"median\",\"mean\",\"p99\",\n"
-        "\"max\",\"min\",\"stddev\",\"n\",\"policy\",\"priority\"; alarm rows also\n"
+        "\"native_alarm_nospin\"|\"cyclictest\",\"timeout_us\",\"unit\":\"ns\",\"median\",\n"
+        "\"mean\",\"p99\",\"max\",\"min\",\"stddev\",\"n\",\"measured\",\"error\" (errno),\n"
+        "\"policy\",\"priority\"; cyclictest rows also \"exit_status\"; alarm rows also\n"
         "\"early\",\"irq_cpu_percent\",\"deadline_wakes\",\"kernel_wake_mean_ns\",\n"
         "\"utim_path_mean_ns\"}],\"matrix\":[{\"board\",\"path\",\"hz\",\n"
         "\"timeout_us\",\"unit\",the statistics,\"early\"}],\"histogram\":{\"bucket_us\",\n"

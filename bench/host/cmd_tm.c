@@ -98,6 +98,16 @@ static const bench_cli_t tm_cli = {
 /* ---- random numbers ------------------------------------------------------------- */
 
 static uint64_t rng;
+static uint64_t rng_seed; /* --seed */
+
+/* Part 1's random stream of workload @p w at @p n pending (@p part 0: the
+ * set-up and the start/stop batches, 1: the expiry batches), the same for
+ * every structure: they are measured on the same timeouts and batches,
+ * also in the callgrind child. */
+static void reseed(unsigned w, size_t n, unsigned part) {
+  rng = rng_seed ^ ((uint64_t)w + 1u) * 0x9e3779b97f4a7c15ull ^
+        (uint64_t)n * 0xbf58476d1ce4e5b9ull ^ ((uint64_t)part + 1u) * 0x94d049bb133111ebull;
+}
 
 static uint64_t rnd(void) {
   uint64_t z = (rng += 0x9e3779b97f4a7c15ull);
@@ -272,6 +282,7 @@ int tm_bench_begin(utim_tm_t *m, const utim_periph_t *p, utim_tm_mode_t mode, ui
 
 /* N timers of structure s pending on workload w; the manager on @p p. */
 static int setup(unsigned s, unsigned w, size_t n, const utim_periph_t *p) {
+  reseed(w, n, 0u);
   if (s == S_TM) {
     if (tm_bench_begin(&mgr, p, UTIM_TM_TICKLESS, 0u) != 0) {
       return -1;
@@ -481,6 +492,7 @@ static void measure_cost(const tm_opts_t *o, tm_report_t *r, unsigned w, unsigne
         return;
       }
     }
+    reseed(w, n, 1u);
     for (unsigned rd = 0; rd < rounds; rd++) {
       pick(n, k, w);
       uint64_t served = 0;
@@ -537,6 +549,7 @@ static int child_cost(const tm_opts_t *o) {
         continue;
       }
     }
+    reseed(W_UNIFORM, n, 1u);
     pick(n, k, W_UNIFORM);
     uint64_t served = 0;
     (void)expire_batch(s, W_UNIFORM, k, &served);
@@ -609,6 +622,7 @@ static int prepare(const tm_opts_t *o) {
     return 1;
   }
   tm_paper_use(inst);
+  rng_seed = o->seed;
   rng = o->seed;
   if (alloc_all(o->child ? (o->child_n > 0u ? o->child_n : 1u) : (size_t)o->max_n) != 0) {
     fprintf(stderr, BENCH_PROG ": tm: out of memory for %lu timers\n", o->max_n);

@@ -141,6 +141,22 @@ void bench_output_discard(bench_output_t *o) {
   drop(&o->json_f, o->json_out, o->json_new);
 }
 
+FILE *bench_output_live(bench_output_t *o) {
+  struct stat st;
+  if (o->json || o->out_f == NULL) {
+    return NULL;
+  }
+  if (o->out_f != stdout && !o->out_new && regular(o->out_f, &st)) {
+    /* Nothing was written yet: the stream is at 0, where the cut leaves it. */
+    if (fflush(o->out_f) != 0 || ftruncate(fileno(o->out_f), 0) != 0) {
+      return NULL;
+    }
+    o->out_new = true;
+    watch_unfinished(o);
+  }
+  return o->out_f;
+}
+
 static void write_json(FILE *f, const bench_writer_t *wr, const bench_machine_t *m, const void *r) {
   bench_jw_t w = {.f = f};
   bench_jw_object(&w, NULL);

@@ -44,7 +44,8 @@ typedef struct bench_to_row {
   double path_mean;  /**< over those: mean ns from the end of the sleep to the callback (utim) */
   bool measured;     /**< st holds a measurement */
   bench_hist_t hist; /**< with --histogram: the latencies in 1-us buckets */
-  int error;         /**< 0, or an errno value / exit status explaining why not measured */
+  int error;         /**< 0, or an errno value explaining why not measured */
+  int exit_status;   /**< cyclictest: its exit status when it failed (128 + N: signal N), else 0 */
 } bench_to_row_t;
 
 /** @brief Everything `utim-bench timeout` measured and prints. */

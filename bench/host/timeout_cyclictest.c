@@ -114,9 +114,11 @@ static void run_cyclictests(bench_to_report_t *r) {
     long n = run_cyclictest(r, args, v, r->o->samples[s], &status);
     if (n < 0) {
       row->error = (int)-n;
-    } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || n == 0) {
-      row->error = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-      row->error = row->error == 0 ? ENODATA : row->error;
+    } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+      /* An exit status, not an errno: kept apart so that it is not printed as one. */
+      row->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    } else if (n == 0) {
+      row->error = ENODATA;
     } else if (r->o->histogram != 0u &&
                bench_hist_fill(&row->hist, v, (size_t)n, (unsigned)r->o->histogram) != 0) {
       row->error = ENOMEM;

@@ -20,6 +20,9 @@ static void json_row(bench_jw_t *w, const bench_to_report_t *r, const char *name
   bench_jw_stats(w, &row->st);
   bench_jw_bool(w, "measured", row->measured);
   bench_jw_int(w, "error", row->error);
+  if (!alarm) {
+    bench_jw_int(w, "exit_status", row->exit_status);
+  }
   bench_jw_str(w, "policy", policy_name(r->irq.policy));
   bench_jw_int(w, "priority", r->irq.priority);
   if (alarm) {
@@ -114,8 +117,13 @@ static const bench_col_t to_cols[] = {
 static void table_row(FILE *f, const char *tmo, const char *name, const bench_to_row_t *row) {
   char tail[64] = "";
   if (!row->measured) {
-    snprintf(tail, sizeof tail, " not measured (%s)",
-             row->error > 0 && row->error < 128 ? strerror(row->error) : "killed");
+    if (row->exit_status > 128) {
+      snprintf(tail, sizeof tail, " not measured (killed by signal %d)", row->exit_status - 128);
+    } else if (row->exit_status != 0) {
+      snprintf(tail, sizeof tail, " not measured (exited with status %d)", row->exit_status);
+    } else {
+      snprintf(tail, sizeof tail, " not measured (%s)", strerror(row->error));
+    }
     const bench_cell_t cells[] = {BENCH_TEXT(tmo), BENCH_TEXT(name)};
     bench_table_row(f, to_cols, TO_NCOLS, cells, sizeof cells / sizeof cells[0], tail);
     return;
