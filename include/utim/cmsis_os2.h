@@ -11,10 +11,15 @@
  * n ticks lasts n ticks from the call: exactly n x (counter Hz / tick Hz)
  * manager ticks on a tickless manager; on a ticked one it ends at the
  * manager's tick boundary at or before that, so up to one manager tick
- * less (RTX's "up to one tick less"; with the manager ticking at the
- * kernel tick, delays and timers end on kernel tick boundaries, as on a
- * ticked RTOS). Periodic timers stay on their grid. osDelayUntil() ends at
- * the start of its tick. Timer callbacks are not run in the interrupt: the
+ * less (RTX's "up to one tick less"; the manager's tick must divide the
+ * kernel tick, and its tick points, on multiples of its tick from its time
+ * zero, then fall on kernel tick boundaries: delays and timers end on
+ * them, as on a ticked RTOS). A manager time set off that grid
+ * (utim_tm_set_time() to other than a multiple of the manager's tick)
+ * moves its tick points off the kernel's: delays and timers then end up
+ * to a manager tick before their kernel tick boundary. Periodic timers
+ * stay on their grid. osDelayUntil() ends at the start of its tick.
+ * Timer callbacks are not run in the interrupt: the
  * binding defers them to its timer context, as CMSIS requires.
  *
  * Calls from an interrupt (the binding says when): osKernelGetTickCount,
@@ -231,7 +236,8 @@ typedef struct utim_os2_binding {
  * @retval 0 done
  * @retval -EINVAL a NULL argument, @p sys_hz or @p tick_hz 0, @p tick_hz not dividing @p sys_hz,
  *         a kernel tick of more than 2^30 of the manager's ticks
- *         (@p sys_hz / @p tick_hz), or @p tm not running
+ *         (@p sys_hz / @p tick_hz), @p tm not running, or @p tm ticked
+ *         with a tick that does not divide the kernel tick
  */
 int utim_os2_init(utim_tm_t *tm, uint32_t sys_hz, uint32_t tick_hz,
                   const utim_os2_binding_t *binding);

@@ -79,9 +79,11 @@ static struct {
  * osTimerDelete() returns (freed, reused: RTX5 copies a callback into its
  * queue for the same reason). An entry goes once an expiry numbered at or
  * after it has run (one that a binding discarded goes with the next one).
- * All under the port lock. A timer that had no expiry for 2^31 of the
- * others' looks as if its last one were waiting: its delete only takes an
- * entry until the next expiry runs.
+ * All under the port lock. Waiting means numbered in (seq_run, seq_out]: a
+ * window as long as the queue, so the number of a timer that had no expiry
+ * for 2^31 or more of the others' is not taken for a waiting one (it was,
+ * "after" the last run modulo 2^32: its delete took an entry that dropped
+ * the expiries of the next timer set up in its block for 2^31 more).
  */
 static uint32_t seq_out; /* the number of the last expiry handed over */
 static uint32_t seq_run; /* of the last one run (or dropped) */
@@ -94,6 +96,12 @@ static unsigned gone_n;
 /* Whether a is after b, modulo 2^32. */
 OS2_INLINE static bool seq_after(uint32_t a, uint32_t b) {
   return (int32_t)(a - b) > 0;
+}
+
+/* Whether expiry number @p s was handed over and has not run: in
+ * (seq_run, seq_out]. */
+static bool seq_waiting(uint32_t s) {
+  return s - seq_run - 1u < seq_out - seq_run;
 }
 
 /* Note that timer @p c is deleted with expiries waiting (numbered up to
@@ -121,10 +129,10 @@ static bool gone_take(utim_os2_deferred_t d) {
   bool dead = false;
   unsigned k = 0;
   for (unsigned i = 0; i < gone_n; i++) {
-    if (gone[i].timer == d.timer && !seq_after(d.seq, gone[i].last)) {
+    if (gone[i].timer == d.timer && gone[i].last - d.seq <= seq_out - d.seq) {
       dead = true;
     }
-    if (seq_after(gone[i].last, seq_run)) {
+    if (seq_waiting(gone[i].last)) {
       gone[k++] = gone[i];
     }
   }
@@ -139,7 +147,8 @@ int utim_os2_init(utim_tm_t *tm, uint32_t sys_hz, uint32_t tick_hz,
                   const utim_os2_binding_t *binding) {
   if (tm == NULL || binding == NULL || binding->in_isr == NULL || binding->block_until == NULL ||
       binding->defer == NULL || sys_hz == 0u || tick_hz == 0u || sys_hz % tick_hz != 0u ||
-      sys_hz / tick_hz > OS2_MAX_RATIO || !tm->running) {
+      sys_hz / tick_hz > OS2_MAX_RATIO || !tm->running ||
+      (tm->mode == UTIM_TM_TICKED && (sys_hz / tick_hz) % tm->tick != 0u)) {
     return -EINVAL;
   }
   g.tm = tm;
@@ -472,7 +481,7 @@ osStatus_t osTimerDelete(osTimerId_t timer_id) {
   const uint32_t key = utim_port_lock();
   /* Expiries of it waiting for the timer context (numbered after the last
    * run) are noted in gone[], or the timer stays as it is. */
-  if (seq_after(c->last_seq, seq_run) && !gone_add(c)) {
+  if (seq_waiting(c->last_seq) && !gone_add(c)) {
     utim_port_unlock(key);
     return osErrorResource;
   }

@@ -348,12 +348,16 @@ int utim_tm_init(utim_tm_t *tm, const utim_periph_t *p, unsigned ch, utim_tm_mod
       /* Not refused for want of the interrupt: check_ovf() asked first. */
       rc = utim_set_overflow_cb(p, on_overflow, tm);
     }
-    /* Internal time 0 now, read as every time is: the count, plus a period
-     * when the hardware has flagged a wrap since the callback was set (that
-     * wrap is the callback's, which runs after the unlock). A wrap before
-     * is no one's: the driver drops its flag when the interrupt goes on.
-     * Reading before setting the callback lost a wrap in between. */
-    tm->last = 0u - now_locked(tm);
+    /* Internal time 0 at the last wrap (tm->last is 0): the time is the
+     * count, plus a period when the hardware has flagged a wrap since the
+     * callback was set (that wrap is the callback's, which runs after the
+     * unlock; one before is no one's: the driver drops its flag when the
+     * interrupt goes on). So the tick points (the wraps) lie on multiples
+     * of the tick, as a channel's do from its time zero, and a kernel tick
+     * grid over the time (the CMSIS layer's) falls on them. Time 0 at init
+     * (the count subtracted, until 2026-11-26) put them that count before
+     * each multiple: a delay of the CMSIS layer ended that much before its
+     * kernel tick. */
   } else {
     tm->last_raw = utim_read(p);
     rc = utim_set_compare_cb(p, on_compare, tm);
