@@ -30,8 +30,12 @@ set_target_properties(utim_board_native PROPERTIES EXPORT_NAME native)
 install(TARGETS ${_utim_targets} EXPORT utimTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} ${CMAKE_INSTALL_INCLUDEDIR}/utim/native)
+# Not the headers of libraries this package does not hold: the hardware time manager's
+# task delays (tm_htm.h: utim_tm_htm and the block's driver, sim only) and the CMSIS
+# layer's bare-metal binding (cmsis_os2_cortexm.h: utim_cmsis_cortexm, Cortex-M only).
 install(DIRECTORY ${utim_SOURCE_DIR}/include/utim DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
-  FILES_MATCHING PATTERN "*.h" PATTERN "*.hpp")
+  FILES_MATCHING PATTERN "*.h" PATTERN "*.hpp"
+  PATTERN "tm_htm.h" EXCLUDE PATTERN "cmsis_os2_cortexm.h" EXCLUDE)
 install(FILES
   ${utim_SOURCE_DIR}/boards/native/board_native.h
   ${utim_SOURCE_DIR}/boards/native/clocksource.h

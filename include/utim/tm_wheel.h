@@ -68,7 +68,11 @@ extern "C" {
  *        list, looked at once each time @c clk crosses a multiple of that
  *        range.
  */
-#define UTIM_TM_WHEEL_LEVELS (UTIM_TM_WHEEL_BITS == 6 ? 8 : 10)
+#if UTIM_TM_WHEEL_BITS == 6
+#define UTIM_TM_WHEEL_LEVELS 8
+#else
+#define UTIM_TM_WHEEL_LEVELS 10
+#endif
 #endif
 
 #if UTIM_TM_WHEEL_BITS < 1 || UTIM_TM_WHEEL_BITS > 6
@@ -84,6 +88,19 @@ extern "C" {
 #else
 #define UTIM_TM_BITMAP_TYPE uint32_t
 #endif
+
+/** @cond */
+/* The geometry sets the size of utim_tm_wheel_t, and so of utim_tm_t: the
+ * functions that set one up carry it in their link names, so that a program
+ * compiled with one geometry and a library compiled with another (an installed
+ * libutim_tm) fail to link (undefined utim_tm_init_<BITS>x<LEVELS>) instead of
+ * sharing a struct of another size. */
+#define UTIM_TM_LINK_NAME2_(name, bits, levels) name##_##bits##x##levels
+#define UTIM_TM_LINK_NAME_(name, bits, levels)  UTIM_TM_LINK_NAME2_(name, bits, levels)
+#define utim_tm_wheel_init                                                                         \
+  UTIM_TM_LINK_NAME_(utim_tm_wheel_init, UTIM_TM_WHEEL_BITS, UTIM_TM_WHEEL_LEVELS)
+#define utim_tm_init UTIM_TM_LINK_NAME_(utim_tm_init, UTIM_TM_WHEEL_BITS, UTIM_TM_WHEEL_LEVELS)
+/** @endcond */
 
 /** @brief A level's occupancy bitmap: one bit per slot. */
 typedef UTIM_TM_BITMAP_TYPE utim_tm_bitmap_t;

@@ -59,6 +59,12 @@ if(MODE STREQUAL "installed")
     ${CMAKE_COMMAND} -S "${SRC}/examples/linux" -B "${WORK}/build" -DCMAKE_PREFIX_PATH=${prefix}
     -DCMAKE_C_COMPILER=${CC} -DCMAKE_BUILD_TYPE=Release)
   run("examples/linux builds" ${CMAKE_COMMAND} --build "${WORK}/build")
+  # The targets are the package's components: find_package(... COMPONENTS tm native).
+  file(WRITE "${WORK}/comp/CMakeLists.txt" "cmake_minimum_required(VERSION 3.25)\n"
+    "project(comp C)\nfind_package(utim CONFIG REQUIRED COMPONENTS tm native cmsis_posix)\n")
+  run("find_package(utim CONFIG REQUIRED COMPONENTS tm native cmsis_posix)" ${CMAKE_COMMAND}
+    -S "${WORK}/comp" -B "${WORK}/comp/build" -DCMAKE_PREFIX_PATH=${prefix}
+    -DCMAKE_C_COMPILER=${CC})
   run("periodic_loop runs: 200 wake-ups, none early" "${WORK}/build/periodic_loop" 200)
   message("${out}")
   run("many_timeouts runs: 2000 timers, each once, none early" "${WORK}/build/many_timeouts" 2000)
@@ -75,6 +81,17 @@ if(MODE STREQUAL "installed")
   run("many_timeouts.c builds with cc and pkg-config's flags" ${CC} -std=c11 -Wall -Wextra
     -Werror "${SRC}/examples/linux/many_timeouts.c" ${flags} -o "${WORK}/many_timeouts_pc")
   run("... and runs" "${WORK}/many_timeouts_pc" 500)
+  # The wheel's geometry (UTIM_TM_WHEEL_BITS / _LEVELS) sets utim_tm_t's size: a program
+  # compiled with another than the installed library's must not link (it would share a
+  # struct of another size with the library).
+  execute_process(COMMAND ${CC} -std=c11 -DUTIM_TM_WHEEL_BITS=4 -DUTIM_TM_WHEEL_LEVELS=6
+    "${SRC}/examples/linux/many_timeouts.c" ${flags} -o "${WORK}/many_timeouts_geom"
+    RESULT_VARIABLE grc OUTPUT_VARIABLE gout ERROR_VARIABLE gout)
+  set(ok OFF)
+  if(NOT grc EQUAL 0 AND gout MATCHES "utim_tm_init_4x6")
+    set(ok ON)
+  endif()
+  check(ok "a program compiled with another wheel geometry does not link (rc=${grc})")
   # Every installed header on its own, first in its file (self-contained: every
   # header it includes is installed, nothing it needs comes from the includer),
   # in ISO C11 as a user compiles it: with --cflags alone (--libs' -pthread makes
