@@ -12,7 +12,8 @@
  *      CNTFRQ_EL0, dividers 1..4096; no channels.
  * - 1: NATIVE_MONOTONIC, 2: NATIVE_MONOTONIC_RAW, 3: NATIVE_BOOTTIME:
  *      64-bit counters on clock_gettime() of that clock; one 1 GHz input
- *      (nanoseconds), dividers 1..1000 (so 1 MHz, 1 kHz ... are exact);
+ *      (nanoseconds), dividers 1..1000 (1 GHz down to 1 MHz: 10 MHz,
+ *      1 MHz ... are exact; below 1 MHz is refused: use NATIVE_ALARM);
  *      no channels; UTIM_CAP_EMULATED.
  * - 4: NATIVE_ALARM: 64-bit counter on CLOCK_MONOTONIC with 4 compare
  *      channels and an emulated overflow interrupt, writable, stoppable;
@@ -172,6 +173,10 @@ int64_t native_irq_deadline_wake_ns(void);
  *        (native_irq_info_t::compare_write_ns, at most 50 us), which is
  *        spun: a sleep could not end sooner and would cost as much CPU.
  *        Clamped to NATIVE_IRQ_SPIN_MAX_NS. Takes effect at the next event.
+ *        The thread spins at most one window (handler passes included)
+ *        after each sleep: events that keep coming closer together than
+ *        the window are then waited for with a kernel sleep, so the
+ *        thread's CPU is not taken for good by spinning between them.
  */
 void native_irq_set_spin(uint64_t ns);
 

@@ -117,6 +117,9 @@ static void *irq_thread(void *arg) {
   /* Per thread: without it a SCHED_OTHER thread's wake-ups may come up to
    * 50 us late by design (SCHED_FIFO threads get no slack anyway). */
   (void)prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+  /* When the thread last came back from a sleep: it starts no spin once
+   * it has been busy (spinning, running handlers) a spin window since. */
+  int64_t awake_since = utim_native_clock_ns(CLOCK_MONOTONIC);
   for (;;) {
     /* Handlers first: the first pass also takes whatever was armed before
      * the thread ran. */
@@ -137,16 +140,32 @@ static void *irq_thread(void *arg) {
     int64_t spin = (int64_t)atomic_load_explicit(&g_spin_ns, memory_order_relaxed);
     int64_t min_sleep = (int64_t)atomic_load_explicit(&g_min_sleep_ns, memory_order_relaxed);
     int64_t window = spin > min_sleep ? spin : min_sleep;
-    if (earliest != INT64_MAX && earliest - utim_native_clock_ns(CLOCK_MONOTONIC) <= window) {
-      spin_towards(na, window);
-      continue;
+    int64_t until = earliest != INT64_MAX ? earliest - spin : 0;
+    if (earliest != INT64_MAX) {
+      const int64_t now = utim_native_clock_ns(CLOCK_MONOTONIC);
+      const int64_t left = earliest - now;
+      /* Events that keep coming closer together than the window would
+       * keep a SCHED_FIFO thread spinning from one to the next for good,
+       * and a program on its CPU would get none of the time the periodic
+       * overload guard leaves it: once busy a window, the thread sleeps to
+       * the next event itself. */
+      if (left <= min_sleep || (left <= window && now - awake_since <= window)) {
+        spin_towards(na, window);
+        continue;
+      }
+      if (left <= window) {
+        until = earliest;
+      }
     }
     /* Until the spin window before the deadline, or a raise. The kernel
      * timer fires on this CPU, because this thread arms it. */
-    int w = utim_native_line_wait(&g_line, seen, earliest != INT64_MAX ? earliest - spin : 0);
+    int w = utim_native_line_wait(&g_line, seen, until);
+    const int64_t woke = utim_native_clock_ns(CLOCK_MONOTONIC);
+    if (w != -EAGAIN) {
+      awake_since = woke;
+    }
     if (w == -ETIMEDOUT) {
-      atomic_store_explicit(&g_deadline_wake_ns, utim_native_clock_ns(CLOCK_MONOTONIC),
-                            memory_order_relaxed);
+      atomic_store_explicit(&g_deadline_wake_ns, woke, memory_order_relaxed);
     }
     atomic_fetch_add_explicit(&g_wakeups, 1u, memory_order_relaxed);
   }
@@ -280,9 +299,12 @@ void native_irq_service(void) {
     if (utim_native_alarm_due(g_alarms[i])) {
       atomic_fetch_add_explicit(&g_services, 1u, memory_order_relaxed);
       uint32_t key = utim_port_lock();
+      /* Restored, not cleared: a callback of an outer handler pass may call
+       * this too, and is still in its handler afterwards. */
+      const bool outer = t_in_service;
       t_in_service = true;
       utim_native_alarm_isr(g_alarms[i]);
-      t_in_service = false;
+      t_in_service = outer;
       utim_port_unlock(key);
     }
   }
