@@ -221,16 +221,17 @@ static bool expire(utim_tm_node_t *n, void *ctx) {
   utim_tm_timer_t *t = (utim_tm_timer_t *)(void *)n;
   tm->overrun = 0;
   if (t->period != 0u) {
-    /* Its next grid point after the time the wheel was advanced to. */
+    /* Its next grid point after the time the wheel was advanced to. The
+     * expiry is due, so now - due is how long ago it was, in full: a start
+     * in the past reaches 2^63 back at the start, more by the time it is
+     * served (read as "ahead" modulo 2^64, that distance skipped the
+     * coalescing and served the points passed one callback each). */
     const uint64_t due = n->expiry;
-    const uint64_t now = tm->now_at;
-    uint64_t next = due + t->period;
-    if (now - next < TM_HALF) {
-      const uint64_t k = (now - due) / t->period;
-      tm->overrun = k > UINT32_MAX ? UINT32_MAX : (uint32_t)k;
-      next = due + (k + 1u) * t->period;
-    }
-    utim_tm_wheel_insert(&tm->wheel, n, next);
+    const uint64_t late = tm->now_at - due;
+    /* No division when on time (a library call on 32-bit cores). */
+    const uint64_t k = late < t->period ? 0u : late / t->period;
+    tm->overrun = k > UINT32_MAX ? UINT32_MAX : (uint32_t)k;
+    utim_tm_wheel_insert(&tm->wheel, n, due + (k + 1u) * t->period);
     tm->fed = true;
   }
   t->cb(tm, t, t->arg);
@@ -536,8 +537,11 @@ int utim_tm_remaining(utim_tm_t *tm, const utim_tm_timer_t *t, uint64_t *out) {
   const uint32_t key = utim_port_lock();
   int rc = -ENOENT;
   if (utim_tm_node_pending(&t->node)) {
+    /* Due also when not ahead of the wheel's time: a start in the past
+     * (up to 2^63 back) reads "ahead" of a later now modulo 2^64. */
     const uint64_t ahead = t->node.expiry - now_locked(tm);
-    *out = ahead >= TM_HALF ? 0u : ahead;
+    const bool due = t->node.expiry - tm->wheel.clk - 1u >= TM_HALF - 1u;
+    *out = due || ahead >= TM_HALF ? 0u : ahead;
     rc = 0;
   }
   utim_port_unlock(key);

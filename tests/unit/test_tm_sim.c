@@ -540,6 +540,52 @@ static void t_past_grid(void *arg) {
   th_context("%s", "");
 }
 
+/* A start 2^63 back (start_at()'s farthest past) that time has moved past
+ * by its service: its periodic callback still coalesces the points passed
+ * (now - expiry read as "ahead" modulo 2^64 made it call back once per
+ * point, overrun 0: a million callbacks in one tick of 2^20 ticks), and
+ * until then it is due (utim_tm_remaining() read some 2^63 ticks). */
+static unsigned n_half;
+static uint32_t half_overrun[2];
+
+static void half_cb(utim_tm_t *m, utim_tm_timer_t *t, void *arg) {
+  (void)arg;
+  if (n_half < 2u) {
+    half_overrun[n_half] = utim_tm_overrun(m);
+  }
+  if (++n_half >= 1000u) {
+    (void)utim_tm_stop(m, t); /* not to hang when it fails */
+  }
+}
+
+static void t_past_half(void *arg) {
+  (void)arg;
+  const utim_periph_t *p = utim_by_name("SIM_MTIME64");
+  const uint64_t tick = (uint64_t)1 << 20;
+  if (!setup(p, 0u, UTIM_TM_TICKED, tick)) {
+    return;
+  }
+  sim_advance(ns_of(tick + 10u));
+  utim_tm_timer_t t;
+  utim_tm_timer_init(&t, half_cb, NULL);
+  n_half = 0;
+  TH_EQ(utim_tm_start_at(&tm, &t, utim_tm_now(&tm) + HALF + 2u, 1u), 0);
+  sim_advance(ns_of(10u));
+  TH_EQU(n_half, 0u);
+  uint64_t left = 1;
+  TH_EQ(utim_tm_remaining(&tm, &t, &left), 0);
+  TH_EQU(left, 0u);
+  sim_advance(ns_of(tick));
+  TH_EQU(n_half, 1u);
+  TH_EQU(half_overrun[0], UINT32_MAX);
+  sim_advance(ns_of(tick));
+  TH_EQU(n_half, 2u);
+  TH_EQU(half_overrun[1], (uint32_t)(tick - 1u));
+  TH_EQ(utim_tm_remaining(&tm, &t, &left), 0);
+  TH_CHECKF(left <= tick, "remaining %" PRIu64, left);
+  TH_EQ(utim_tm_deinit(&tm), 0);
+}
+
 /* utim_tm_task_clear() on a manager that no longer runs: -EINVAL, and the
  * wake bit is kept (it used to be cleared by the refused call). */
 static void t_clear_refused(void *arg) {
@@ -639,6 +685,7 @@ int main(int argc, char **argv) {
   th_run("a callback that starts the manager anew: its timers are not early", t_init_in_cb, NULL);
   th_run("a periodic start in the past keeps its grid and counts the points passed", t_past_grid,
          NULL);
+  th_run("a periodic start 2^63 back coalesces the points passed and reads due", t_past_half, NULL);
   th_run("a task clear refused (manager ended) keeps the wake bit", t_clear_refused, NULL);
   th_run("a paced ticked manager arms no more than half a range ahead", t_tick_paced_range, NULL);
   for (unsigned i = 0; i < utim_count(); i++) {
