@@ -435,12 +435,6 @@ int utim_clear(const utim_periph_t *p, unsigned ch);
 
 /**
  * @brief Set the compare callback of all channels (NULL to drop events).
- *
- * NULL drops the channels' events: those still undelivered when it is set
- * (masked ones included), and those that come while it is NULL, also when
- * masked: a callback set afterwards runs only for later matches, as an
- * overflow callback set after utim_set_overflow_cb(NULL) runs only for
- * later wraps.
  * @retval 0 success
  */
 int utim_set_compare_cb(const utim_periph_t *p, utim_cmp_cb_t cb, void *arg);

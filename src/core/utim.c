@@ -251,21 +251,6 @@ int utim_clear(const utim_periph_t *p, unsigned ch) {
 int utim_set_compare_cb(const utim_periph_t *p, utim_cmp_cb_t cb, void *arg) {
   utim_state_t *st = state_of(p);
   uint32_t key = utim_port_lock();
-  if (cb == NULL || st->cmp_cb == NULL) {
-    /* NULL drops channel events: those still undelivered when it is set
-     * (behind a mask, or behind another callback of the delivery loop), and
-     * those that came while it was NULL, which the callback set now must not
-     * receive; utim_set_overflow_cb(NULL) drops its wrap the same way. A
-     * periodic channel whose re-arm waits for the delivery loop (rearm) keeps
-     * its event: the loop re-arms it. */
-    const uint32_t drop = st->pending & valid_events(p) & ~UTIM_EVT_OVF & ~(uint32_t)st->rearm;
-    st->pending &= ~drop;
-    for (unsigned ch = 0u; (drop >> ch) != 0u; ch++) {
-      if ((drop & UTIM_EVT_CH(ch)) != 0u) {
-        st->ch[ch].skipped = 0u;
-      }
-    }
-  }
   st->cmp_cb = cb;
   st->cmp_arg = arg;
   utim_port_unlock(key);

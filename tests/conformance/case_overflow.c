@@ -205,35 +205,6 @@ void ct_case_mask(const utim_periph_t *p) {
     TH_EQ(utim_unmask(p, UTIM_EVT_CH(0)), 0);
     TH_CHECKF(ct_count() == 0u, "%u callbacks after clear", ct_count());
     TH_EQ(utim_pending(p) & UTIM_EVT_CH(0), 0);
-
-    /* A NULL compare callback drops events: one pending behind the mask
-     * when it is set, and one that comes while it is NULL, are not delivered
-     * to a callback set afterwards (as utim_set_overflow_cb(NULL) drops an
-     * undelivered wrap). */
-    th_context("%s ch 0 pending when the compare callback is set to NULL", utim_name(p));
-    ct_ev_reset();
-    TH_EQ(utim_mask(p, UTIM_EVT_CH(0)), 0);
-    TH_EQ(utim_set_rel(p, 0, base), 0);
-    tb_wait_ticks(p, base + lat + 2u);
-    TH_EQU(utim_pending(p) & UTIM_EVT_CH(0), UTIM_EVT_CH(0));
-    TH_EQ(utim_set_compare_cb(p, NULL, NULL), 0);
-    TH_EQ(utim_set_compare_cb(p, ct_cmp_cb, ct_arg(p)), 0);
-    TH_EQ(utim_unmask(p, UTIM_EVT_CH(0)), 0);
-    TH_CHECKF(ct_count() == 0u, "%u callbacks after a NULL callback", ct_count());
-    th_context("%s ch 0 matched while the compare callback is NULL", utim_name(p));
-    ct_ev_reset();
-    TH_EQ(utim_mask(p, UTIM_EVT_CH(0)), 0);
-    TH_EQ(utim_set_compare_cb(p, NULL, NULL), 0);
-    TH_EQ(utim_set_rel(p, 0, base), 0);
-    tb_wait_ticks(p, base + lat + 2u);
-    TH_EQ(utim_set_compare_cb(p, ct_cmp_cb, ct_arg(p)), 0);
-    TH_EQ(utim_unmask(p, UTIM_EVT_CH(0)), 0);
-    TH_CHECKF(ct_count() == 0u, "%u callbacks for a match while the callback was NULL", ct_count());
-    TH_EQ(utim_pending(p) & UTIM_EVT_CH(0), 0);
-    /* A later match is delivered again. */
-    TH_EQ(utim_set_rel(p, 0, base), 0);
-    tb_wait_ticks(p, base + lat + 2u);
-    TH_CHECKF(ct_count() == 1u, "%u callbacks for a match after the callback is set", ct_count());
   }
 
   if (mode == CT_WRAP_WAIT) {
