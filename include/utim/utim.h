@@ -435,6 +435,14 @@ int utim_clear(const utim_periph_t *p, unsigned ch);
 
 /**
  * @brief Set the compare callback of all channels (NULL to drop events).
+ *
+ * NULL drops the events delivered while it is set. A channel's event held
+ * back by utim_mask() is not delivered but kept: it stays pending across a
+ * NULL callback and goes, on utim_unmask(), to the callback set then (also
+ * when its match came while the callback was NULL); utim_clear() or a new
+ * setting of the channel drops it. (The overflow differs:
+ * utim_set_overflow_cb(NULL) turns its interrupt off and drops a wrap not
+ * yet delivered.)
  * @retval 0 success
  */
 int utim_set_compare_cb(const utim_periph_t *p, utim_cmp_cb_t cb, void *arg);
