@@ -226,6 +226,13 @@ static void end_timer_thread(void) {
   utim_port_unlock(utim_port_lock());
   (void)sem_post(&g.sem);
   (void)pthread_join(g.thread, NULL);
+  /* What the thread left queued is dropped: the layer no longer counts it
+   * as waiting (no defer() adds to the queue once the flag is read). */
+  const uint64_t upto = atomic_load_explicit(&g.queued, memory_order_acquire);
+  for (uint64_t r = atomic_load_explicit(&g.taken, memory_order_relaxed); r != upto; r++) {
+    utim_os2_drop_deferred(g.q[r % UTIM_OS2_POSIX_QUEUE]);
+  }
+  atomic_store_explicit(&g.taken, upto, memory_order_relaxed);
   mark_done(g.done); /* wakes delays waiting for the thread */
   (void)sem_destroy(&g.sem);
 }

@@ -253,6 +253,16 @@ int utim_os2_init(utim_tm_t *tm, uint32_t sys_hz, uint32_t tick_hz,
 void utim_os2_run_deferred(utim_os2_deferred_t d);
 
 /**
+ * @brief Drop one deferred timer callback without running it: a binding
+ *        whose timer context ends with expiries still queued hands each of
+ *        them here, in order, so they no longer count as waiting (else
+ *        osTimerDelete() of their timers kept a note of them, and refused
+ *        with osErrorResource once UTIM_OS2_DELETED_WAITING were noted).
+ * @param d what defer() was given
+ */
+void utim_os2_drop_deferred(utim_os2_deferred_t d);
+
+/**
  * @brief utim's addition: the manager time (its ticks) of a running timer's
  *        next expiry, for measurements and diagnostics.
  * @retval 0 done

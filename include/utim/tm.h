@@ -6,8 +6,9 @@
  *        manager and every timer).
  *
  * **System time.** A 64-bit count of the instance's ticks since
- * utim_tm_init(), extended from a counter of any width: each read adds the
- * counter's advance since the previous read (modulo its range). Reads are at
+ * utim_tm_init() (on the overflow: since the wrap before it), extended
+ * from a counter of any width: each read adds the counter's advance since
+ * the previous read (modulo its range). Reads are at
  * most half a counter range apart, because the manager's own interrupt (the
  * channel's compare, or the tick) comes at least that often. So the time
  * never goes back, also when read while a wrap is pending or from a

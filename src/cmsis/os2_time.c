@@ -306,20 +306,32 @@ static void on_expiry(utim_tm_t *tm, utim_tm_timer_t *t, void *arg) {
   c->last_seq = d.seq;
 }
 
-void utim_os2_run_deferred(utim_os2_deferred_t d) {
-  os2_timer_t *c = d.timer;
-  const uint32_t key = utim_port_lock();
+/* Expiry @p d leaves the timer context's queue, run or dropped (under the
+ * port lock): whether it is of a deleted timer, whose memory is not to be
+ * read. */
+static bool consume(utim_os2_deferred_t d) {
   if (seq_after(d.seq, seq_run)) {
     seq_run = d.seq;
   }
-  const bool live =
-      c != NULL && (gone_n == 0u || !gone_take(d)) && c->magic == OS2_MAGIC && d.gen == gen_of(c);
+  return gone_n != 0u && gone_take(d);
+}
+
+void utim_os2_run_deferred(utim_os2_deferred_t d) {
+  os2_timer_t *c = d.timer;
+  const uint32_t key = utim_port_lock();
+  const bool live = !consume(d) && c != NULL && c->magic == OS2_MAGIC && d.gen == gen_of(c);
   const osTimerFunc_t fn = live ? c->func : NULL;
   void *arg = live ? c->arg : NULL;
   utim_port_unlock(key);
   if (fn != NULL) {
     fn(arg);
   }
+}
+
+void utim_os2_drop_deferred(utim_os2_deferred_t d) {
+  const uint32_t key = utim_port_lock();
+  (void)consume(d);
+  utim_port_unlock(key);
 }
 
 uint32_t utim_os2_lost_expiries(void) {

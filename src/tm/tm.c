@@ -4,8 +4,9 @@
  * uAPI and the port lock only.
  *
  * Internal time is the 64-bit count of the instance's ticks since
- * utim_tm_init(); the wheel runs on it, the reported time adds the offset
- * utim_tm_set_time() sets, so a new reported time moves no expiry.
+ * utim_tm_init() (on the overflow: since the wrap before it); the wheel
+ * runs on it, the reported time adds the offset utim_tm_set_time() sets,
+ * so a new reported time moves no expiry.
  */
 #include "utim/tm.h"
 

@@ -18,6 +18,8 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "board_native.h"
 #include "clocksource.h"
@@ -203,7 +205,89 @@ static void c_delaying_callback(void *arg) {
   teardown();
 }
 
+/* utim_os2_posix_stop() drops the expiries still queued behind a callback
+ * that blocks the timer thread, and tells the layer: their timers are not
+ * taken for timers with expiries waiting, and are deleted. Before, they
+ * counted as waiting for good: each delete noted one, the ninth was refused
+ * with osErrorResource, also after a restart and a delay. */
+static atomic_int g_release;
+static atomic_int g_entered;
+
+static void blocking_cb(void *arg) {
+  (void)arg;
+  atomic_store(&g_entered, 1);
+  while (atomic_load(&g_release) == 0) {
+    (void)usleep(1000);
+  }
+}
+
+static void nop_cb(void *arg) {
+  (void)arg;
+}
+
+static void *releaser(void *arg) {
+  (void)arg;
+  (void)usleep(200000);
+  atomic_store(&g_release, 1);
+  return NULL;
+}
+
+/* Up to 2 s for @p flag to be set. */
+static bool wait_flag(atomic_int *flag) {
+  for (int i = 0; i < 2000 && atomic_load(flag) == 0; i++) {
+    (void)usleep(1000);
+  }
+  return atomic_load(flag) != 0;
+}
+
+#define STOP_TIMERS (UTIM_OS2_DELETED_WAITING + 2u)
+
+static void c_stop_drops(void *arg) {
+  (void)arg;
+  if (!TH_CHECK(setup())) {
+    teardown();
+    return;
+  }
+  atomic_store(&g_release, 0);
+  atomic_store(&g_entered, 0);
+  osTimerId_t b = osTimerNew(blocking_cb, osTimerOnce, NULL, NULL);
+  TH_EQ(osTimerStart(b, 1u), osOK);
+  if (!TH_CHECK(wait_flag(&g_entered))) {
+    atomic_store(&g_release, 1);
+    teardown();
+    return;
+  }
+  osTimerId_t t[STOP_TIMERS] = {NULL};
+  for (unsigned i = 0; i < STOP_TIMERS; i++) {
+    t[i] = osTimerNew(nop_cb, osTimerOnce, NULL, NULL);
+    TH_EQ(osTimerStart(t[i], 1u), osOK);
+  }
+  /* Until every one has expired: its expiry queued behind the blocked callback. */
+  unsigned running = STOP_TIMERS;
+  for (int k = 0; k < 2000 && running > 0u; k++) {
+    (void)usleep(1000);
+    running = 0u;
+    for (unsigned i = 0; i < STOP_TIMERS; i++) {
+      running += osTimerIsRunning(t[i]);
+    }
+  }
+  TH_EQU(running, 0u);
+  pthread_t r;
+  TH_EQ(pthread_create(&r, NULL, releaser, NULL), 0);
+  TH_EQ(utim_os2_posix_stop(), 0);
+  (void)pthread_join(r, NULL);
+  for (unsigned i = 0; i < STOP_TIMERS; i++) {
+    th_context("timer %u of %u", i, STOP_TIMERS);
+    TH_EQ(osTimerDelete(t[i]), osOK);
+  }
+  th_context("%s", "");
+  TH_EQ(osTimerDelete(b), osOK);
+  teardown();
+}
+
 static void more_cases(void) {
+  th_run("POSIX: expiries a stop drops no longer count as waiting for a delete", c_stop_drops,
+         NULL);
   th_run("POSIX: a callback that delays does not hold other threads' delays", c_delaying_callback,
          NULL);
   th_run("POSIX: a delay with the port's lock held is refused, not a deadlock", c_locked_delay,
