@@ -139,6 +139,23 @@ static void ct_overrun_all(const utim_periph_t *p) {
           calls, fresh, streak, steps);
 }
 
+/* Every channel of @p p periodic at the minimum distance, then the
+ * program's own loop for a span (*span: how long, in ticks): its steps.
+ * The cases below arm them so that no callback paces the interrupts. */
+static unsigned all_at_min_period(const utim_periph_t *p, uint64_t *span) {
+  const uint64_t md = ct_md(p);
+  *span = ct_min64(ct_max64(400u * md, 80u * ct_lat(p)), utim_max(p) / 4u);
+  for (unsigned ch = 0; ch < utim_channels(p); ch++) {
+    TH_EQ(utim_set_periodic(p, ch, md), 0);
+  }
+  unsigned steps = 0u;
+  const uint64_t start = utim_read(p);
+  while (ct_dist(p, start, utim_read(p)) < *span) {
+    steps++;
+  }
+  return steps;
+}
+
 /*
  * The same with every channel masked: no callback runs, so none paces the
  * interrupts; the re-arm of a masked channel served a period late leaves
@@ -152,21 +169,13 @@ static void ct_overrun_all_masked(const utim_periph_t *p) {
   if (!ct_init_start(p, ct_hz_fastest(p))) {
     return;
   }
-  const uint64_t md = ct_md(p);
-  const uint64_t span = ct_min64(ct_max64(400u * md, 80u * ct_lat(p)), utim_max(p) / 4u);
   const unsigned nch = utim_channels(p);
   const uint32_t all = nch >= 16u ? 0xffffu : (1u << nch) - 1u;
-  th_context("%s every channel masked at period %llu", utim_name(p), (unsigned long long)md);
+  th_context("%s every channel masked at period %llu", utim_name(p), (unsigned long long)ct_md(p));
   ct_ev_reset();
   TH_EQ(utim_mask(p, all), 0);
-  for (unsigned ch = 0; ch < nch; ch++) {
-    TH_EQ(utim_set_periodic(p, ch, md), 0);
-  }
-  unsigned steps = 0u;
-  const uint64_t start = utim_read(p);
-  while (ct_dist(p, start, utim_read(p)) < span) {
-    steps++;
-  }
+  uint64_t span = 0;
+  const unsigned steps = all_at_min_period(p, &span);
   TH_EQ(ct_count(), 0);
   /* Cleared from inside the first callbacks: unmasked at this period, the
    * channels would run on at the overload guard's pace. */
@@ -194,20 +203,13 @@ static void ct_overrun_all_no_callback(const utim_periph_t *p) {
   if (!ct_init_start(p, ct_hz_fastest(p))) {
     return;
   }
-  const uint64_t md = ct_md(p);
-  const uint64_t span = ct_min64(ct_max64(400u * md, 80u * ct_lat(p)), utim_max(p) / 4u);
   const unsigned nch = utim_channels(p);
-  th_context("%s every channel at period %llu, no callback", utim_name(p), (unsigned long long)md);
+  th_context("%s every channel at period %llu, no callback", utim_name(p),
+             (unsigned long long)ct_md(p));
   ct_ev_reset();
   TH_EQ(utim_set_compare_cb(p, NULL, NULL), 0);
-  for (unsigned ch = 0; ch < nch; ch++) {
-    TH_EQ(utim_set_periodic(p, ch, md), 0);
-  }
-  unsigned steps = 0u;
-  const uint64_t start = utim_read(p);
-  while (ct_dist(p, start, utim_read(p)) < span) {
-    steps++;
-  }
+  uint64_t span = 0;
+  const unsigned steps = all_at_min_period(p, &span);
   for (unsigned ch = 0; ch < nch; ch++) {
     TH_EQ(utim_clear(p, ch), 0);
   }
