@@ -247,7 +247,7 @@ int utim_os2_posix_start(utim_tm_t *tm, uint32_t sys_hz, uint32_t tick_hz) {
     atomic_store(&g.stop, false);
     atomic_store(&g.queued, 0u);
     atomic_store(&g.taken, 0u);
-    g.done = 0u;
+    mark_done(0u); /* under done_mx: a delay of the set-up before may still read it */
     g.tm = tm;
     g.sys_hz = sys_hz;
     /* The timer thread first, the layer's set-up last: a thread that cannot
@@ -286,6 +286,12 @@ int utim_os2_posix_start(utim_tm_t *tm, uint32_t sys_hz, uint32_t tick_hz) {
 }
 
 int utim_os2_posix_stop(void) {
+  /* From a timer callback the thread would join itself: the join fails,
+   * the stop went on regardless and destroyed the semaphore the thread
+   * then waited on, and a later start ran a second timer thread on it. */
+  if (t_timer_thread) {
+    return -EDEADLK;
+  }
   (void)pthread_mutex_lock(&g_ctl);
   int rc = g.started ? 0 : -ESRCH;
   if (rc == 0) {

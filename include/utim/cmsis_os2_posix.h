@@ -75,8 +75,10 @@ int utim_os2_posix_start(utim_tm_t *tm, uint32_t sys_hz, uint32_t tick_hz);
 /**
  * @brief Stop the timer thread (callbacks still queued are not run). The
  *        timers keep their state; call utim_os2_posix_start() again to go on.
+ *        Not from a timer callback (the timer thread cannot end itself).
  * @retval 0 stopped
  * @retval -ESRCH not started
+ * @retval -EDEADLK called from a timer callback; nothing changed
  */
 int utim_os2_posix_stop(void);
 

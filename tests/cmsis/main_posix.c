@@ -157,6 +157,7 @@ static void c_locked_delay(void *arg) {
     teardown();
     return;
   }
+  atomic_store(&g_count, 0u);
   osTimerId_t t = osTimerNew(count_cb, osTimerOnce, NULL, NULL);
   TH_EQ(osTimerStart(t, 1u), osOK); /* an expiry for the timer thread */
   const uint32_t key = utim_port_lock();
@@ -285,7 +286,49 @@ static void c_stop_drops(void *arg) {
   teardown();
 }
 
+static atomic_int g_cb_stop_rc;
+static atomic_int g_cb_start_rc;
+
+static void stopping_cb(void *arg) {
+  (void)arg;
+  atomic_store(&g_cb_stop_rc, utim_os2_posix_stop());
+  atomic_store(&g_cb_start_rc, utim_os2_posix_start(&g_tm, g_hz, TICK_HZ));
+  atomic_fetch_add(&g_count, 1u);
+}
+
+/* A timer callback cannot stop the binding (its thread would join itself:
+ * the stop went on regardless, destroyed the semaphore the thread then
+ * waited on, and a later start ran a second timer thread on it): -EDEADLK,
+ * and the timer thread goes on running callbacks. */
+static void c_stop_from_callback(void *arg) {
+  (void)arg;
+  if (!TH_CHECK(setup())) {
+    teardown();
+    return;
+  }
+  atomic_store(&g_count, 0u);
+  atomic_store(&g_cb_stop_rc, 1);
+  atomic_store(&g_cb_start_rc, 1);
+  osTimerId_t s = osTimerNew(stopping_cb, osTimerOnce, NULL, NULL);
+  osTimerId_t c = osTimerNew(count_cb, osTimerOnce, NULL, NULL);
+  TH_EQ(osTimerStart(s, 1u), osOK);
+  TH_EQ(osDelay(3u), osOK);
+  TH_EQ(atomic_load(&g_count), 1u);
+  TH_EQ(atomic_load(&g_cb_stop_rc), -EDEADLK);
+  TH_EQ(atomic_load(&g_cb_start_rc), -EBUSY);
+  TH_EQ(utim_os2_posix_info().running, 1);
+  TH_EQ(osTimerStart(c, 1u), osOK);
+  TH_EQ(osDelay(3u), osOK);
+  TH_EQ(atomic_load(&g_count), 2u);
+  TH_EQ(osTimerDelete(s), osOK);
+  TH_EQ(osTimerDelete(c), osOK);
+  teardown();
+  TH_EQ(utim_os2_posix_info().running, 0);
+}
+
 static void more_cases(void) {
+  th_run("POSIX: a timer callback's stop of the binding is refused (-EDEADLK)",
+         c_stop_from_callback, NULL);
   th_run("POSIX: expiries a stop drops no longer count as waiting for a delete", c_stop_drops,
          NULL);
   th_run("POSIX: a callback that delays does not hold other threads' delays", c_delaying_callback,
