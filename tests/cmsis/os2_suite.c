@@ -402,6 +402,7 @@ int os2_suite_run(const os2_suite_env_t *e) {
   th_run("timers: a start of 1 to 2^32-1 ticks expires that many ticks ahead", c_timer_span, NULL);
   th_run("timers: creation until the pool runs out, then again after deletes", c_pool, NULL);
   th_run("interrupt context: the standard's errors, the allowed calls answer", c_isr, NULL);
+  os2_suite_more(e);
   if (e->more_cases != NULL) {
     e->more_cases();
   }

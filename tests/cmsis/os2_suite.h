@@ -36,4 +36,10 @@ typedef struct os2_suite_env {
  */
 int os2_suite_run(const os2_suite_env_t *env);
 
+/**
+ * @brief The cases of os2_suite_more.c (th_run() each) with @p env;
+ *        os2_suite_run() runs them after its own.
+ */
+void os2_suite_more(const os2_suite_env_t *env);
+
 #endif /* UTIM_TESTS_OS2_SUITE_H */
