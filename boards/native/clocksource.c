@@ -264,10 +264,15 @@ static int calibrate(void) {
 /*
  * Make `id` the published source. With `keep`, utim_now() continues from
  * the value the old source gives now; without (at start), the new source's
- * own time line is used (CLOCK_MONOTONIC_RAW's for a counter). The new
- * source is sampled first and the old time read after, so a delay between
- * the two makes the new line start ahead, never behind; publish() makes
- * sure of it for readers that read the old line meanwhile.
+ * own time line is used (CLOCK_MONOTONIC_RAW's for a counter). The old time
+ * is read first and the new source sampled after, so a delay between the
+ * two (the sample's brackets, a preemption) makes the new line start
+ * behind, never ahead: publish() then raises it to the old line's value at
+ * the moment of publication, so the switch adds no step forward (only the
+ * few ns between publish()'s two reads are lost). (Read the other
+ * way round, the new line started ahead by that delay: about 1 us per
+ * switch to a counter, and the whole preemption when the switching thread
+ * was preempted between the two reads.)
  */
 static int switch_to(int id, bool keep) {
   native_cs_snap_t cur;
@@ -278,8 +283,9 @@ static int switch_to(int id, bool keep) {
     if (!native_cs.calibrated && calibrate() != 0) {
       return -EIO;
     }
+    int64_t old = keep ? utim_now() : 0;
     native_cpu_sample_t s = native_cpu_sample(SWITCH_TRIES);
-    int64_t base = keep ? utim_now() : s.raw;
+    int64_t base = keep ? old : s.raw;
     uint64_t dt = s.ticks - native_cs.anchor.ticks;
     int64_t dr = s.raw - native_cs.anchor.raw;
     utim_mult_shift_t ms;
@@ -301,8 +307,8 @@ static int switch_to(int id, bool keep) {
       return -ENOTSUP; /* the other architecture's counter */
     }
     clockid_t c = native_cs_clocks[id - UTIM_CS_MONOTONIC];
-    int64_t clock_now = keep ? utim_native_clock_ns(c) : 0;
     int64_t old = keep ? utim_now() : 0;
+    int64_t clock_now = keep ? utim_native_clock_ns(c) : 0;
     n.mode = NATIVE_CS_MODE_CLOCK;
     n.clk = (int32_t)c;
     n.base_ns = utim_ns_sub(old, clock_now);

@@ -338,6 +338,40 @@ static void t_native_override(void *arg) {
   TH_CHECK(utim_now() >= prev);
 }
 
+/*
+ * A switch keeps utim_now() continuous: it may not step forward either.
+ * A step forward ends a precise sleep that is under way early (by
+ * CLOCK_MONOTONIC): switching to the counter used to put its line ahead by
+ * the time from the switch's sample to its read of the old line (about
+ * 1 us, the whole preemption when the switching thread was preempted in
+ * between). The gains of the switches add up; the offset to
+ * CLOCK_MONOTONIC_RAW, which neither line drifts from, shows their sum.
+ */
+static void t_native_switch_no_step(void *arg) {
+  (void)arg;
+  utim_cs_report_t rep;
+  TH_EQ(utim_clocksource_report(&rep), 0);
+  int counter = rep.cand[UTIM_CS_TSC].rating > 0      ? UTIM_CS_TSC
+                : rep.cand[UTIM_CS_CNTVCT].rating > 0 ? UTIM_CS_CNTVCT
+                                                      : -1;
+  if (counter < 0) {
+    th_note("no CPU counter here: nothing to switch to");
+    return;
+  }
+  enum { SWITCHES = 200 };
+  int64_t o0 = offset_now();
+  for (int i = 0; i < SWITCHES; i++) {
+    TH_EQ(utim_clocksource_select(rep.cand[counter].name), 0);
+    TH_EQ(utim_clocksource_select("NATIVE_MONOTONIC_RAW"), 0);
+  }
+  int64_t gain = offset_now() - o0;
+  TH_EQ(utim_clocksource_select(NULL), 0);
+  th_note("%d switches to %s and back: utim_now() gained %lld ns on CLOCK_MONOTONIC_RAW", SWITCHES,
+          rep.cand[counter].name, (long long)gain);
+  /* 100 ns a switch covers the bracket noise; the step was several times that. */
+  TH_CHECKF(gain < (int64_t)SWITCHES * 100, "stepped forward by %lld ns", (long long)gain);
+}
+
 static void t_native_sleep(void *arg) {
   (void)arg;
   utim_sleeper_t *s = utim_port_sleeper();
@@ -400,6 +434,10 @@ int main(void) {
   th_run("native: calibrated rate within 1 % of CLOCK_MONOTONIC_RAW", t_native_rate, NULL);
   th_run("native: override by name, continuity, back to auto", t_native_override, NULL);
   th_run("native: precise sleep never early, statistics", t_native_sleep, NULL);
+  /* Real time: a stall between the two reads of the offset moves it. */
+  th_set_attempts(3);
+  th_run("native: switching the source adds no step to utim_now", t_native_switch_no_step, NULL);
+  th_set_attempts(1);
   /* Real time: a stall of the process past the first 10 ms period leaves the
    * 30 ms measurement fewer samples than the check's 3 (one per period that
    * passed, and the last). A stall fails one attempt, a defect every one. */
