@@ -113,7 +113,13 @@ osStatus_t osDelayUntil(uint32_t ticks);
  * @brief Create a timer (stopped). Its control block is @p attr's cb_mem
  *        (at least UTIM_OS2_TIMER_CB_SIZE bytes, pointer-aligned: 4 bytes
  *        on a 32-bit target, as RTX5 asks) or one of the pool's
- *        UTIM_OS2_TIMER_POOL.
+ *        UTIM_OS2_TIMER_POOL. cb_mem is read first, to tell a timer
+ *        created there before (a running one is refused; one set up again
+ *        keeps the count of its expiries still queued): give zeroed memory
+ *        (static storage, calloc(), memset()) or an earlier timer's block.
+ *        Memory never written (malloc()) is read as it is, which memory
+ *        checkers report, and bytes that happen to carry a timer's 32-bit
+ *        marker are taken for one.
  * @return its id (cb_mem when given), or NULL: @p func NULL, @p type invalid, cb_mem too small
  *         or misaligned, cb_size without cb_mem, cb_mem holding a timer
  *         that is running (delete it first), the pool exhausted, called

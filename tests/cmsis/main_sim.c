@@ -305,7 +305,7 @@ static void c_deleted_block(void *arg) {
   memset(mem, 0, sizeof mem);
 
   /* Freed (host-asan: a read of it is a use after free). */
-  void *heap = malloc(UTIM_OS2_TIMER_CB_SIZE);
+  void *heap = calloc(1u, UTIM_OS2_TIMER_CB_SIZE); /* zeroed, as osTimerNew() asks */
   TH_CHECK(heap != NULL);
   const osTimerAttr_t ht = {"heap", 0u, heap, UTIM_OS2_TIMER_CB_SIZE};
   t = osTimerNew(fired_cb, osTimerPeriodic, NULL, &ht);
