@@ -203,6 +203,20 @@ elseif(MODE STREQUAL "cli")
     check(ok "'utim-bench ${args}' fails with a message on stderr only (rc=${rc})")
   endforeach()
 
+  # A help that cannot be written is an error, as in GNU tools (it exited 0 in silence).
+  if(EXISTS /dev/full)
+    foreach(args "--help" "ops;--help")
+      execute_process(COMMAND ${BENCH} ${args} OUTPUT_FILE /dev/full RESULT_VARIABLE rc
+                      ERROR_VARIABLE err)
+      set(ok OFF)
+      if(rc EQUAL 1 AND err MATCHES "^utim-bench: cannot write the help to stdout: No space left on device\n$")
+        set(ok ON)
+      endif()
+      string(REPLACE ";" " " shown "${args}")
+      check(ok "'utim-bench ${shown}' > /dev/full: exit 1 and a message (rc=${rc} ${err})")
+    endforeach()
+  endif()
+
   execute_process(COMMAND ${BENCH} --x RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_QUIET)
   set(ok OFF)
   if(err STREQUAL "utim-bench: unknown option '--x'; see 'utim-bench --help'\n")
@@ -246,6 +260,38 @@ elseif(MODE STREQUAL "cli")
       set(ok ON)
     endif()
     check(ok "stress -o FILE with live reports: no NUL bytes in the file (rc=${rc})")
+  endif()
+  # A signal while a child program runs (valgrind under ops, tm and cmsis; cyclictest):
+  # passed on to it, its temporary directory removed, the usual exit status. A kill of
+  # utim-bench alone used to leave valgrind running and /tmp/utim-bench-cg-* behind.
+  # A stand-in valgrind in PATH notes its pid and output file, then sleeps.
+  find_program(SH sh)
+  if(SH)
+    file(MAKE_DIRECTORY "${WORKDIR}/fakevg")
+    file(WRITE "${WORKDIR}/fakevg/valgrind"
+         "#!/bin/sh\nfor a; do case $a in --callgrind-out-file=*) echo \"\${a#*=}\" >vg.out ;; esac; done\n"
+         "echo $$ >vg.pid\nexec sleep 60\n")
+    file(CHMOD "${WORKDIR}/fakevg/valgrind" PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE)
+    execute_process(COMMAND ${SH} -c [=[
+PATH="$1:$PATH" "$2" ops --runs 1 --iterations 10 >/dev/null 2>&1 &
+p=$!
+i=0
+while [ ! -s vg.pid ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+kill -TERM $p
+wait $p
+echo "rc=$?"
+if kill -0 "$(cat vg.pid)" 2>/dev/null; then echo "child=running"; kill "$(cat vg.pid)"; else echo "child=gone"; fi
+if [ ! -s vg.out ]; then echo "dir=unknown (valgrind not run)"
+elif [ -e "$(dirname "$(cat vg.out)")" ]; then echo "dir=left"; rm -rf "$(dirname "$(cat vg.out)")"
+else echo "dir=removed"; fi
+]=] sh "${WORKDIR}/fakevg" "${BENCH}"
+      WORKING_DIRECTORY "${WORKDIR}" OUTPUT_VARIABLE sig_out ERROR_VARIABLE sig_err)
+    set(ok OFF)
+    if(sig_out STREQUAL "rc=143\nchild=gone\ndir=removed\n")
+      set(ok ON)
+    endif()
+    string(REPLACE "\n" " " sig_out "${sig_out}")
+    check(ok "SIGTERM during the callgrind run: valgrind ended, no temporary directory left (${sig_out}${sig_err})")
   endif()
   if("cmsis" IN_LIST COMMANDS)
     run(cmsis --seed 0)

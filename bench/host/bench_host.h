@@ -5,10 +5,12 @@
 #ifndef UTIM_BENCH_HOST_H
 #define UTIM_BENCH_HOST_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 #include <time.h>
 
 #include "utim_native_hw.h" /* utim_native_clock_ns(): one clock_gettime-to-ns */
@@ -171,6 +173,38 @@ int bench_callgrind(const char *valgrind, char *const *args, const char *toggle,
 int bench_callgrind_exe(const char *valgrind, const char *exe, char *const *args,
                         const char *toggle, const char *const *names, size_t n, uint64_t *incl,
                         char *err, size_t errcap);
+
+/** @brief Signal dispositions replaced while a child program runs (bench_child_guard()). */
+typedef struct bench_child_guard {
+  struct sigaction old[3]; /**< SIGINT, SIGTERM, SIGHUP as they were */
+  bool set[3];             /**< replaced (a signal ignored before stays ignored) */
+} bench_child_guard_t;
+
+/**
+ * @brief Call before fork()ing a child program (valgrind, cyclictest): a
+ *        SIGINT, SIGTERM or SIGHUP that arrives until bench_child_unguard()
+ *        is passed on to the child (a `kill` of this program alone would
+ *        leave it running) and acted on once the child has been reaped.
+ * @param[out] g the dispositions to put back
+ */
+void bench_child_guard(bench_child_guard_t *g);
+
+/**
+ * @brief Wait for child @p pid, through interruptions.
+ * @param pid        the child
+ * @param[out] status its wait status
+ * @return 0, or the signal that arrived since bench_child_guard(): the
+ *         caller removes its temporary files, then calls bench_child_unguard()
+ */
+int bench_child_wait(pid_t pid, int *status);
+
+/**
+ * @brief Put back the dispositions bench_child_guard() replaced; a signal that
+ *        arrived meanwhile is delivered now (by default it ends the program,
+ *        with the status it would have had).
+ * @param g what bench_child_guard() saved
+ */
+void bench_child_unguard(bench_child_guard_t *g);
 
 /**
  * @brief The path of the helper program BENCH_OPS_HELPER, next to this

@@ -106,6 +106,14 @@ typedef struct bench_cli {
 int bench_cli_parse(const bench_cli_t *cli, int argc, char **argv, void *opts, bench_output_t *out);
 
 /**
+ * @brief Flush a help text printed on stdout, and say so when it could not
+ *        be written (a full disk; a closed pipe where SIGPIPE is ignored).
+ * @retval 0 the help was written
+ * @retval 1 it was not, after a message on stderr
+ */
+int bench_help_written(void);
+
+/**
  * @brief Print "utim-bench: <msg>; see '<help_cmd> --help'" to stderr.
  * @param help_cmd the command whose help to point to ("utim-bench clock")
  * @param fmt      printf format of the message

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -37,6 +38,58 @@ bool bench_find_program(const char *name, char *path, size_t cap) {
 
 bool bench_find_valgrind(char *path, size_t cap) {
   return bench_find_program("valgrind", path, cap);
+}
+
+/* The child a signal is passed on to, and the signal that arrived. */
+static volatile sig_atomic_t child_pid;
+static volatile sig_atomic_t child_sig;
+static const int child_sigs[3] = {SIGINT, SIGTERM, SIGHUP};
+
+static void pass_on(int sig) {
+  child_sig = sig;
+  const pid_t pid = (pid_t)child_pid;
+  if (pid > 0) {
+    (void)kill(pid, sig);
+  }
+}
+
+void bench_child_guard(bench_child_guard_t *g) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = pass_on;
+  sa.sa_flags = (int)SA_RESTART; /* the reads of the child's output go on */
+  (void)sigemptyset(&sa.sa_mask);
+  child_pid = 0;
+  child_sig = 0;
+  for (size_t i = 0; i < sizeof child_sigs / sizeof child_sigs[0]; i++) {
+    g->set[i] = sigaction(child_sigs[i], NULL, &g->old[i]) == 0 &&
+                g->old[i].sa_handler != SIG_IGN && sigaction(child_sigs[i], &sa, NULL) == 0;
+  }
+}
+
+int bench_child_wait(pid_t pid, int *status) {
+  child_pid = pid;
+  if (child_sig != 0) {
+    (void)kill(pid, child_sig); /* it arrived before the child's pid was known */
+  }
+  *status = 0;
+  while (waitpid(pid, status, 0) < 0 && errno == EINTR) {
+  }
+  child_pid = 0;
+  return child_sig;
+}
+
+void bench_child_unguard(bench_child_guard_t *g) {
+  for (size_t i = 0; i < sizeof child_sigs / sizeof child_sigs[0]; i++) {
+    if (g->set[i]) {
+      (void)sigaction(child_sigs[i], &g->old[i], NULL);
+    }
+  }
+  const int sig = child_sig;
+  child_sig = 0;
+  if (sig != 0) {
+    (void)raise(sig);
+  }
 }
 
 /* Name of a callgrind "fn=" / "cfn=" value: "(id) name", "(id)" or "name". */
@@ -171,9 +224,13 @@ int bench_callgrind_exe(const char *valgrind, const char *exe, char *const *args
     }
     self[len] = '\0';
   }
+  /* From here a Ctrl-C or kill ends valgrind too and leaves no directory behind. */
+  bench_child_guard_t guard;
+  bench_child_guard(&guard);
   char dir[] = "/tmp/utim-bench-cg-XXXXXX";
   if (mkdtemp(dir) == NULL) {
     snprintf(err, errcap, "cannot create a temporary directory: %s", strerror(errno));
+    bench_child_unguard(&guard);
     return -1;
   }
   char out[sizeof dir + 16];
@@ -214,6 +271,7 @@ int bench_callgrind_exe(const char *valgrind, const char *exe, char *const *args
   if (pid < 0) {
     snprintf(err, errcap, "fork: %s", strerror(errno));
     rmdir(dir);
+    bench_child_unguard(&guard);
     return -1;
   }
   if (pid == 0) {
@@ -229,8 +287,15 @@ int bench_callgrind_exe(const char *valgrind, const char *exe, char *const *args
     _exit(127);
   }
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  if (bench_child_wait(pid, &status) != 0) {
+    (void)unlink(out);
+    (void)unlink(log);
+    (void)rmdir(dir);
+    bench_child_unguard(&guard); /* ends the program, as the signal would have */
+    snprintf(err, errcap, "interrupted by a signal");
+    return -1;
   }
+  bench_child_unguard(&guard);
   int rc = 0;
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     snprintf(err, errcap, "callgrind run failed (status %d); its log: %s", status, log);

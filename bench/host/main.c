@@ -72,7 +72,7 @@ int main(int argc, char **argv) {
       return bench_usage_error(BENCH_PROG, "unknown command '%s'", argv[2]);
     }
     usage(stdout);
-    return 0;
+    return bench_help_written();
   }
   if (word[0] == '-') {
     return bench_usage_error(BENCH_PROG, "unknown option '%s'", word);

@@ -25,6 +25,16 @@ int bench_usage_error(const char *help_cmd, const char *fmt, ...) {
   return BENCH_EXIT_USAGE;
 }
 
+int bench_help_written(void) {
+  errno = 0;
+  if (fflush(stdout) != 0 || ferror(stdout) != 0) {
+    fprintf(stderr, BENCH_PROG ": cannot write the help to stdout: %s\n",
+            errno != 0 ? strerror(errno) : "write error");
+    return 1;
+  }
+  return 0;
+}
+
 /* The options every subcommand has, stored in its bench_output_t. */
 static const bench_opt_t builtin[] = {
     {.name = "--json",
@@ -238,7 +248,7 @@ int bench_cli_parse(const bench_cli_t *cli, int argc, char **argv, void *opts,
     const char *a = argv[i];
     if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
       print_help(cli);
-      return 0;
+      return bench_help_written();
     }
     if (a[0] != '-' || a[1] == '\0') {
       return bench_usage_error(help_cmd, "unexpected argument '%s'", a);

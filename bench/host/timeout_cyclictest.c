@@ -21,12 +21,15 @@ static long run_cyclictest(const bench_to_report_t *r, char *const *args, double
   if (pipe(fds) != 0) {
     return -errno;
   }
+  bench_child_guard_t guard;
+  bench_child_guard(&guard);
   fflush(NULL);
   pid_t pid = fork();
   if (pid < 0) {
     int e = errno;
     close(fds[0]);
     close(fds[1]);
+    bench_child_unguard(&guard);
     return -e;
   }
   if (pid == 0) {
@@ -68,9 +71,8 @@ static long run_cyclictest(const bench_to_report_t *r, char *const *args, double
   } else {
     close(fds[0]);
   }
-  *status = 0;
-  while (waitpid(pid, status, 0) < 0 && errno == EINTR) {
-  }
+  (void)bench_child_wait(pid, status);
+  bench_child_unguard(&guard); /* a signal that arrived ends the program here */
   return n;
 }
 
