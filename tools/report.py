@@ -66,6 +66,7 @@ class Report:
         self.figures = []
         self.missing = []
         self.unreadable = []
+        self.malformed = []
         self.machine = None
 
     def load(self, name):
@@ -604,11 +605,26 @@ def main():
     rep = Report(args.results, out)
     for fn in (ops_section, timeout_section, clock_section, sleep_section, stress_section,
                tm_section, htm_section, cmsis_section):
-        fn(rep)
+        try:
+            fn(rep)
+        except (KeyError, IndexError, TypeError, ValueError, AttributeError) as e:
+            # JSON that parses but lacks a field the section reads (written
+            # by hand or by another version): name it and go on, as for an
+            # unreadable file, instead of a traceback.
+            plt.close("all")
+            what = fn.__name__[:-len("_section")]
+            why = f"{type(e).__name__}: {e}"
+            print(f"report.py: skipping the {what} section: its results lack a field it reads "
+                  f"or hold one of another type ({why}); were they written by this version of "
+                  "utim-bench?", file=sys.stderr)
+            rep.malformed.append(what)
+            rep.section(what, f"{what} (skipped)", f"<p class=note>Skipped: its results in "
+                        f"{esc(rep.results)} lack a field it reads ({esc(why)}).</p>")
     rep.write()
     print(f"report.py: {out} ({len(rep.figures)} figures"
           f"{'; not run: ' + ', '.join(rep.missing) if rep.missing else ''}"
-          f"{'; unreadable: ' + ', '.join(rep.unreadable) if rep.unreadable else ''})")
+          f"{'; unreadable: ' + ', '.join(rep.unreadable) if rep.unreadable else ''}"
+          f"{'; malformed: ' + ', '.join(rep.malformed) if rep.malformed else ''})")
     return 0
 
 

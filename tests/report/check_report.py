@@ -83,7 +83,8 @@ def main():
         shutil.copytree(os.path.join(HERE, "data"), odd)
         open(os.path.join(odd, "sleep.json"), "w", encoding="utf-8").close()
         for name, edit in (("clock.json", lambda d: d.update(drift=None)),
-                           ("tm.json", lambda d: [t.update(met=None) for t in d["targets"]])):
+                           ("tm.json", lambda d: [t.update(met=None) for t in d["targets"]]),
+                           ("ops.json", lambda d: d.pop("machine"))):
             path = os.path.join(odd, name)
             with open(path, encoding="utf-8") as f:
                 doc = json.load(f)
@@ -95,6 +96,11 @@ def main():
                               "--out", out], capture_output=True, text=True, check=False)
         check(run.returncode == 0 and "unreadable: sleep.json" in run.stdout,
               f"an empty result file is skipped and named ({run.stderr.strip()[-200:]})")
+        # A JSON document without a field its section reads (a traceback before).
+        check("malformed: ops" in run.stdout and "Traceback" not in run.stderr and
+              "skipping the ops section" in run.stderr,
+              f"a result without a field its section reads is skipped and named "
+              f"({run.stderr.strip()[-200:]})")
         page = open(out, encoding="utf-8").read() if os.path.exists(out) else ""
         check("not measured" in page and ">NO<" not in page,
               "unmeasured time-manager targets are shown as such, not as failed")
