@@ -1,7 +1,10 @@
 /*
  * RISC-V M-mode entry and trap vector (boards/riscv/riscv.h).
  *
- * riscv_reset is placed first in the image (section .text.reset, sections.ld):
+ * riscv_reset is placed first in the image (section .utim_reset, sections.ld;
+ * not a .text.* name, which -ffunction-sections gives any C function of that
+ * name: a firmware's own reset() once went first and the image faulted at
+ * its first instruction):
  * QEMU's virt machine with -bios none jumps to the start of RAM in M-mode
  * with a0 = hart id. Harts other than 0 park. The trap vector saves the
  * registers a C call may clobber, calls riscv_trap(mcause, mepc) and returns
@@ -17,7 +20,7 @@
 #define SZREG 4
 #endif
 
-  .section .text.reset, "ax"
+  .section .utim_reset, "ax"
   .globl riscv_reset
   .type riscv_reset, @function
 riscv_reset:
