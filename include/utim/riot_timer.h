@@ -20,6 +20,14 @@
  *   returns -1 (a match once per counter wrap is not offered); with
  *   TIM_FLAG_SET_STOPPED on a counter that cannot be stopped (no
  *   UTIM_CAP_STOP) it returns -1 too, the counter left running.
+ * - timer_stop() on such a counter does nothing: the counter and its
+ *   channels run on.
+ * Callbacks come from the timer's interrupt, as on RIOT, also for a
+ * one-shot match that is due before timer_set() or timer_set_absolute()
+ * returns (the uAPI delivers such a match from the arming call): the shim
+ * puts it back on the hardware, late by about the time the arming took.
+ * Only a periodic channel's match due inside a call of the API, or an
+ * arming slower than half the counter's range, is called back from there.
  * At most UTIM_RIOT_TIMER_NUMOF devices (a static table, no heap).
  */
 #ifndef UTIM_RIOT_TIMER_H
@@ -58,7 +66,8 @@ typedef unsigned int uword_t;
 /** @brief timer_set_periodic(): leave the timer stopped (timer_start() starts it). */
 #define TIM_FLAG_SET_STOPPED 0x04u
 
-/** @brief A device's callback, in interrupt context, with the channel that matched. */
+/** @brief A device's callback, in interrupt context (see the file's notes), with the channel that
+ * matched. */
 typedef void (*timer_cb_t)(void *arg, int channel);
 
 /** @brief A callback and its argument. */
@@ -130,7 +139,9 @@ void timer_start(tim_t dev);
 
 /**
  * @brief Stop the counter, all channels with it (utim_stop()); nothing for a
- *        device timer_init() has not set up (unknown, or owned by another subsystem).
+ *        device timer_init() has not set up (unknown, or owned by another
+ *        subsystem), nor for a counter that cannot be stopped (no
+ *        UTIM_CAP_STOP, e.g. a 64-bit machine timer: its channels run on).
  */
 void timer_stop(tim_t dev);
 
@@ -142,6 +153,14 @@ uword_t timer_query_channel_numof(tim_t dev);
 
 /** @brief The @p index-th highest frequency of the device, 0 when @p index is out of range. */
 uint32_t timer_query_freqs(tim_t dev, uword_t index);
+
+/**
+ * @brief The frequency the device can count at (timer_query_freqs()'s list)
+ *        closest to @p target (utim_closest_freq(); ties: the lower one),
+ *        as RIOT's periph_timer_query_freqs offers it.
+ * @return the frequency; the lowest for @p target 0; 0 for an unknown device
+ */
+uint32_t timer_get_closest_freq(tim_t dev, uint32_t target);
 
 #ifdef __cplusplus
 }

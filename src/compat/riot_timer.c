@@ -9,9 +9,18 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "utim/port.h"
 #include "utim/utim.h"
 
 static timer_isr_ctx_t g_ctx[UTIM_RIOT_TIMER_NUMOF];
+
+/* Per device, the channels timer_set_periodic() set (under utim_port_lock():
+ * the interrupt context reads them). */
+static uint32_t g_periodic[UTIM_RIOT_TIMER_NUMOF];
+
+/* Hardware re-arms a match found due outside the interrupt gets (see
+ * on_compare()) before it is called back where it was found. */
+#define DEFER_TRIES 16u
 
 /* The instance of a device the shim keeps, or NULL. */
 static const utim_periph_t *dev_of(tim_t dev) {
@@ -35,10 +44,54 @@ static int riot_rc(int rc) {
   return rc == 0 ? 0 : -1;
 }
 
+static void set_periodic_bit(tim_t dev, int channel, bool on) {
+  const uint32_t bit = UTIM_EVT_CH((unsigned)channel);
+  /* Only this channel's calls write its bit: no lock when it is as asked
+   * (a one-shot arming, the common case, pays one load). */
+  if (((g_periodic[dev] & bit) != 0u) == on) {
+    return;
+  }
+  const uint32_t key = utim_port_lock();
+  g_periodic[dev] = on ? g_periodic[dev] | bit : g_periodic[dev] & ~bit;
+  utim_port_unlock(key);
+}
+
+static bool is_periodic(tim_t dev, unsigned ch) {
+  const uint32_t key = utim_port_lock();
+  const bool on = (g_periodic[dev] & UTIM_EVT_CH(ch)) != 0u;
+  utim_port_unlock(key);
+  return on;
+}
+
+/* RIOT calls back from the timer's interrupt only. The uAPI delivers a match
+ * it finds already due while arming from the arming call itself (thread
+ * context, the caller's locks and disabled interrupts held): a one-shot
+ * found so is put back on the hardware, each time twice as far (never
+ * early, late by about the time the arming took), so that its interrupt
+ * calls back. Only an arming that outlasts every try is called back here,
+ * once: cleared first, so the delivery loop does not run it again. */
+static bool deferred(const utim_periph_t *p, unsigned ch, tim_t dev) {
+  if (utim_port_in_isr() || is_periodic(dev, ch)) {
+    return false;
+  }
+  uint64_t d = utim_min_distance(p);
+  for (unsigned k = 0; k < DEFER_TRIES && d <= utim_max(p) / 2u; k++, d *= 2u) {
+    if (utim_set_rel(p, ch, d) != 0) {
+      break;
+    }
+    if ((utim_pending(p) & UTIM_EVT_CH(ch)) == 0u) {
+      return true;
+    }
+  }
+  (void)utim_clear(p, ch);
+  return false;
+}
+
 static void on_compare(const utim_periph_t *p, unsigned ch, void *arg) {
-  (void)p;
   const timer_isr_ctx_t *c = arg;
-  c->cb(c->arg, (int)ch);
+  if (!deferred(p, ch, (tim_t)(c - g_ctx))) {
+    c->cb(c->arg, (int)ch);
+  }
 }
 
 int timer_init(tim_t dev, uint32_t freq, timer_cb_t cb, void *arg) {
@@ -58,6 +111,7 @@ int timer_init(tim_t dev, uint32_t freq, timer_cb_t cb, void *arg) {
   }
   for (unsigned ch = 0; ch < utim_channels(p); ch++) {
     (void)utim_clear(p, ch);
+    set_periodic_bit(dev, (int)ch, false);
   }
   g_ctx[dev] = (timer_isr_ctx_t){cb, arg};
   if (utim_set_compare_cb(p, on_compare, &g_ctx[dev]) != 0 || utim_start(p) != 0) {
@@ -70,7 +124,12 @@ int timer_init(tim_t dev, uint32_t freq, timer_cb_t cb, void *arg) {
 
 int timer_set(tim_t dev, int channel, unsigned int timeout) {
   const utim_periph_t *p = chan_of(dev, channel);
-  return p != NULL ? riot_rc(utim_set_rel(p, (unsigned)channel, timeout)) : -1;
+  if (p == NULL || (uint64_t)timeout > utim_max(p)) {
+    return -1;
+  }
+  /* A one-shot from here on, also for a match due during the call. */
+  set_periodic_bit(dev, channel, false);
+  return riot_rc(utim_set_rel(p, (unsigned)channel, timeout));
 }
 
 /* RIOT's counters are at most as wide as unsigned int. On a wider instance
@@ -88,6 +147,7 @@ int timer_set_absolute(tim_t dev, int channel, unsigned int value) {
   }
   const uint64_t max = utim_max(p);
   int rc = -ETIME;
+  set_periodic_bit(dev, channel, false);
   if (max <= (uint64_t)UINT_MAX) {
     rc = utim_set_abs(p, (unsigned)channel, value & max);
   } else {
@@ -120,7 +180,11 @@ int timer_set_periodic(tim_t dev, int channel, unsigned int value, uint8_t flags
   if ((flags & TIM_FLAG_RESET_ON_SET) != 0u && utim_write(p, 0u) != 0) {
     return -1;
   }
+  /* Periodic before its first match, which may come during the call. */
+  const bool was = is_periodic(dev, (unsigned)channel);
+  set_periodic_bit(dev, channel, true);
   if (utim_set_periodic(p, (unsigned)channel, value) != 0) {
+    set_periodic_bit(dev, channel, was);
     return -1;
   }
   /* Without TIM_FLAG_SET_STOPPED the device runs afterwards, as on RIOT's
@@ -130,7 +194,11 @@ int timer_set_periodic(tim_t dev, int channel, unsigned int value, uint8_t flags
 
 int timer_clear(tim_t dev, int channel) {
   const utim_periph_t *p = chan_of(dev, channel);
-  return p != NULL ? riot_rc(utim_clear(p, (unsigned)channel)) : -1;
+  if (p == NULL || utim_clear(p, (unsigned)channel) != 0) {
+    return -1;
+  }
+  set_periodic_bit(dev, channel, false);
+  return 0;
 }
 
 unsigned int timer_read(tim_t dev) {
@@ -199,4 +267,20 @@ uword_t timer_query_freqs_numof(tim_t dev) {
 
 uint32_t timer_query_freqs(tim_t dev, uword_t index) {
   return freq_at(dev, index, NULL);
+}
+
+/* Over the inputs timer_init() may pick (UTIM_CLOCK_DEFAULT), as
+ * timer_query_freqs() lists them; ties go to the lower frequency. A target
+ * of 0 (which utim_closest_freq() refuses) is closest to the lowest. */
+uint32_t timer_get_closest_freq(tim_t dev, uint32_t target) {
+  const utim_periph_t *p = dev_of(dev);
+  uint32_t f;
+  if (p == NULL) {
+    return 0u;
+  }
+  if (target == 0u) {
+    const uword_t n = timer_query_freqs_numof(dev);
+    return n > 0u ? timer_query_freqs(dev, n - 1u) : 0u;
+  }
+  return utim_closest_freq(p, target, UTIM_CLOCK_DEFAULT, &f) == 0 ? f : 0u;
 }
