@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
-# Fuzz the uAPI on the sim board for as long as asked (tests/fuzz/fuzz_uapi.c).
+# Fuzz the uAPI (tests/fuzz/fuzz_uapi.c) or the time manager
+# (tests/fuzz/fuzz_tm.c) on the sim board for as long as asked.
 #
 # Builds the libFuzzer target in build/fuzz (clang, AddressSanitizer +
 # UndefinedBehaviorSanitizer, installing clang when missing) and runs it from
-# a copy of the repository's corpus (tests/fuzz/corpus). Failing inputs are
+# a copy of the repository's corpus (tests/fuzz/corpus, corpus_tm). Failing inputs are
 # saved in build/fuzz/findings/ and listed at the end with the command that
 # replays each; the exit status is non-zero when any was found.
 #
-# Usage: bash tools/fuzz.sh [--seconds N] [--jobs J] [--merge] [--replay FILE...]
+# Usage: bash tools/fuzz.sh [--target uapi|tm] [--seconds N] [--jobs J] [--merge] [--replay FILE...]
+#   --target T   what to fuzz: uapi (default) or tm, the time manager
 #   --seconds N  how long to fuzz (default 600); 0 = until interrupted
 #   --jobs J     parallel fuzzing processes sharing the corpus (default 1)
 #   --merge      afterwards, add the inputs that reach new coverage to
-#                tests/fuzz/corpus (minimised with libFuzzer's -merge=1)
+#                the target's corpus (minimised with libFuzzer's -merge=1)
 #   --replay     run the given inputs once each (e.g. a saved finding); a
 #                failing one prints which invariant broke, where, and when
 #   --help       this text
@@ -22,12 +24,16 @@ cd "$root"
 
 usage() { sed -n '2,/^set -euo/p' "$0" | sed -e '/^set -euo/d' -e 's/^# \{0,1\}//'; }
 
+target=uapi
 seconds=600
 jobs=1
 merge=0
 replay=()
 while (($# > 0)); do
   case $1 in
+    --target)
+      [[ ${2:-} == uapi || ${2:-} == tm ]] || { echo "fuzz.sh: --target needs uapi or tm, got '${2:-}' (see --help)" >&2; exit 2; }
+      target=$2; shift 2 ;;
     --seconds)
       [[ ${2:-} =~ ^[0-9]+$ ]] || { echo "fuzz.sh: --seconds needs a number of seconds, got '${2:-}' (see --help)" >&2; exit 2; }
       seconds=$((10#$2)); shift 2 ;;
@@ -51,18 +57,20 @@ utim_install_deps
 bdir=$root/build/fuzz
 cmake -S "$root" -B "$bdir" -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DUTIM_SANITIZE=ON -DUTIM_FUZZ=ON -DUTIM_LINT=OFF >/dev/null
-cmake --build "$bdir" --target fuzz_uapi -j "$(nproc)" >/dev/null
-fuzz=$bdir/tests/fuzz/fuzz_uapi
+cmake --build "$bdir" --target "fuzz_$target" -j "$(nproc)" >/dev/null
+fuzz=$bdir/tests/fuzz/fuzz_$target
+corpus=$root/tests/fuzz/corpus
+[[ $target == tm ]] && corpus=$root/tests/fuzz/corpus_tm
 
 if ((${#replay[@]} > 0)); then
   exec "$fuzz" -runs=1 "${replay[@]}"
 fi
 
-work=$bdir/work
+work=$bdir/work_$target
 findings=$bdir/findings
 rm -rf "$work"
 mkdir -p "$work/corpus" "$findings"
-cp "$root"/tests/fuzz/corpus/* "$work/corpus/"
+cp "$corpus"/* "$work/corpus/"
 touch "$work/start"
 
 args=(-max_len=512 -timeout=30 -print_final_stats=1 -artifact_prefix="$findings/")
@@ -70,19 +78,19 @@ args=(-max_len=512 -timeout=30 -print_final_stats=1 -artifact_prefix="$findings/
 if ((jobs > 1)); then
   args+=(-jobs="$jobs" -workers="$jobs")
 fi
-echo "fuzz.sh: fuzzing for ${seconds}s with $jobs process(es); corpus $work/corpus, findings $findings"
+echo "fuzz.sh: fuzzing fuzz_$target for ${seconds}s with $jobs process(es); corpus $work/corpus, findings $findings"
 before=$(find "$findings" -type f | wc -l)
 rc=0
 "$fuzz" "${args[@]}" "$work/corpus" || rc=$?
 
 if ((merge)); then
-  echo "fuzz.sh: merging new coverage into tests/fuzz/corpus"
-  "$fuzz" -merge=1 -max_len=512 "$root/tests/fuzz/corpus" "$work/corpus"
+  echo "fuzz.sh: merging new coverage into $corpus"
+  "$fuzz" -merge=1 -max_len=512 "$corpus" "$work/corpus"
 fi
 
 mapfile -t found < <(find "$findings" -type f -newer "$work/start" 2>/dev/null | sort)
 if ((${#found[@]} > 0 || rc != 0)); then
-  echo "fuzz.sh: failing inputs (replay with: bash tools/fuzz.sh --replay FILE):" >&2
+  echo "fuzz.sh: failing inputs (replay with: bash tools/fuzz.sh --target $target --replay FILE):" >&2
   for f in "${found[@]}"; do echo "  $f" >&2; done
   if ((before > 0)); then
     echo "  (and $before from earlier runs in $findings)" >&2

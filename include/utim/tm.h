@@ -39,9 +39,13 @@
  *   its next expiry (or tick point) passed at every re-arm. From the
  *   third interrupt in a row that put expiries on the wheel itself and
  *   whose next expiry is no farther than its own cost (entry, work,
- *   return, as far as the time shows it), the channel is armed no sooner
- *   than that cost ahead (the least gap between two such interrupts, plus
- *   a tick), so the program runs between them; those expiries come later
+ *   return, as far as the time shows it) plus the minimum distance, the
+ *   channel is armed no sooner than that cost ahead (the least gap
+ *   between two such interrupts, moving halfway up at each wider one,
+ *   plus the minimum distance), so the program runs between them, also
+ *   when the interrupt comes to cost more and when the hardware could not
+ *   take the next expiry (the core waits for one nearer than the minimum
+ *   distance, utim_set_abs()); those expiries come later
  *   (never earlier), a periodic timer's skipped points being its overruns
  *   (ticked: tick points skipped, as after a critical section). This paces
  *   chains that would take about half the CPU or more, not those the CPU

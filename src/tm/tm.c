@@ -113,17 +113,20 @@ static uint32_t sat32(uint64_t x) {
  * a chain up (a starved program starts no timers): an interrupt that put
  * expiries on the wheel itself (@p self: a periodic timer's next point, a
  * start from a callback) and whose next expiry (@p target) is no farther
- * than its cost and a tick is "near". From the PACE_STREAK-th near one in
- * a row, the channel is armed no sooner than the least gap of the streak
- * plus a tick ahead (the pace), which leaves the program at least the
- * interrupt's entry and a tick between two interrupts. A gap counts up to
+ * than its cost and the minimum distance is "near". From the
+ * PACE_STREAK-th near one in a row, the channel is armed no sooner than
+ * the least gap of the streak plus the minimum distance ahead (the pace),
+ * which leaves the program at least the interrupt's entry and a tick
+ * between two interrupts. A gap counts up to
  * PACE_COST times the interrupt's own time: beyond, it is a critical
  * section that held the interrupt off (the program ran), not the
- * interrupt's cost; and the least gap of the streak is not moved by one
- * held-off or stalled interrupt. The pace halves at each interrupt that is
- * not near. Ticked, the tick itself is such a chain (a tick shorter than
- * the interrupt). Expiries come later, never earlier; a periodic timer's grid
- * points passed meanwhile are its overruns. On sim at 16 MHz a periodic
+ * interrupt's cost; and the least gap of the streak is moved no more
+ * than halfway up by one held-off or stalled interrupt (halfway at each
+ * wider gap: an interrupt whose cost grows keeps its pace). The pace
+ * halves at each interrupt that is not near. Ticked, the tick itself is
+ * such a chain (a tick shorter than the interrupt). Expiries come later,
+ * never earlier; a periodic timer's grid points passed meanwhile are its
+ * overruns. On sim at 16 MHz a periodic
  * timer is paced up to about twice the interrupt's cost (the interrupt then
  * takes half the CPU or more), never from 8 ticks up (unit_tm_sim).
  * Returns the moment to arm for.
@@ -141,15 +144,26 @@ static uint64_t paced(utim_tm_t *tm, uint64_t target, bool self, uint64_t entry,
   const uint32_t late = sat32(entry - tm->armed < TM_HALF ? entry - tm->armed : 0u);
   const uint64_t cost = (uint64_t)late + took + 1u < gap ? (uint64_t)late + took + 1u : gap;
   const uint64_t ahead = target - now < TM_HALF ? target - now : 0u;
-  if (self && ahead <= cost + 1u) {
+  /* Nearer than the minimum distance (beyond its cost), the core waits
+   * for the moment itself and delivers it at once (utim_set_abs()): the
+   * interrupt comes when due (late 0) although the program had none of
+   * the wait, so that distance counts as near whatever the lateness
+   * shows, and the pace leaves it beyond the gap (a tick of the minimum
+   * distance, arming itself within it, never let utim_tm_init() return). */
+  const uint32_t md = utim_min_distance(tm->p) > 1u ? utim_min_distance(tm->p) : 1u;
+  if (self && ahead <= cost + md) {
     /* The least of the streak: a critical section before one interrupt, or
-     * a stall inside it, widens that one's figures only. */
-    tm->gap = tm->streak == 0u || gap < tm->gap ? gap : tm->gap;
+     * a stall inside it, widens that one's figures only. But a gap above
+     * it moves it halfway up: an interrupt that came to cost more than
+     * the streak's first ones (its re-arm, its entry) found the pace too
+     * short at every re-arm, and the streak, which only a wait of the
+     * program's can end, never ended (the CPU kept for good). */
+    tm->gap = tm->streak == 0u || gap < tm->gap ? gap : tm->gap + (gap - tm->gap + 1u) / 2u;
     if (tm->streak < PACE_STREAK) {
       tm->streak++;
     }
     if (tm->streak == PACE_STREAK) {
-      tm->pace = tm->gap < UINT32_MAX ? tm->gap + 1u : tm->gap;
+      tm->pace = tm->gap < UINT32_MAX - md ? tm->gap + md : UINT32_MAX;
     }
   } else {
     tm->streak = 0u;

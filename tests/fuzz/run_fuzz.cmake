@@ -3,6 +3,9 @@
 #   cmake -DFUZZ=<fuzz_uapi> -DCORPUS=<dir> -DWORK=<dir> -DSECONDS=<n> -P run_fuzz.cmake
 # A violation aborts the target: libFuzzer saves the input in WORK as
 # crash-* / timeout-*, and this script fails naming it and how to replay it.
+if(NOT DEFINED NAME)
+  set(NAME fuzz_uapi)
+endif()
 foreach(v FUZZ CORPUS WORK SECONDS)
   if(NOT DEFINED ${v})
     message(FATAL_ERROR "run_fuzz.cmake: -D${v}=... is required")
@@ -20,12 +23,12 @@ execute_process(
 string(REGEX MATCH "INFO: Seed: [0-9]+" seed "${err}")
 string(REGEX MATCH "stat::number_of_executed_units: *[0-9]+" runs "${err}")
 string(REGEX MATCH "stat::new_units_added: *[0-9]+" added "${err}")
-message("fuzz_uapi: ${SECONDS} s, ${seed}, ${runs}, ${added}")
+message("${NAME}: ${SECONDS} s, ${seed}, ${runs}, ${added}")
 if(NOT rc EQUAL 0)
   file(GLOB found "${WORK}/crash-*" "${WORK}/timeout-*" "${WORK}/oom-*" "${WORK}/leak-*")
-  string(REGEX MATCHALL "fuzz_uapi: [^\n]*" what "${err}")
+  string(REGEX MATCHALL "${NAME}: [^\n]*" what "${err}")
   message("${err}")
-  message(FATAL_ERROR "fuzz_uapi found a failing input (exit ${rc}): ${what}\n"
+  message(FATAL_ERROR "${NAME} found a failing input (exit ${rc}): ${what}\n"
     "saved: ${found}\nreplay: ${FUZZ} <file>; keep it as a regression: copy it to "
-    "tests/fuzz/corpus/ under a name that says what it shows")
+    "the target's corpus under a name that says what it shows")
 endif()

@@ -711,6 +711,14 @@ int main(int argc, char **argv) {
                       "a tick shorter than the interrupt leaves the program time: %s",
                       utim_name(p));
     th_run(name, t_tick_chain, (void *)(uintptr_t)p);
+    (void)th_snprintf(name, sizeof name,
+                      "a short tick whose interrupt grows costlier leaves the program time: %s",
+                      utim_name(p));
+    th_run(name, t_tick_cost_grows, (void *)(uintptr_t)p);
+    (void)th_snprintf(name, sizeof name,
+                      "a tick of the minimum distance arming within it leaves the program time: %s",
+                      utim_name(p));
+    th_run(name, t_tick_min_distance, (void *)(uintptr_t)p);
   }
   return th_finish();
 }

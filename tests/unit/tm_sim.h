@@ -67,6 +67,8 @@ void t_tasks(void *arg);
 void t_chain(void *arg);
 void t_chain_kept_up(void *arg);
 void t_tick_chain(void *arg);
+void t_tick_cost_grows(void *arg);
+void t_tick_min_distance(void *arg);
 void t_tick_paced_range(void *arg);
 
 #endif /* UTIM_TEST_TM_SIM_H */

@@ -5,7 +5,9 @@
  * the CPU keeps up with is not paced.
  */
 #include <inttypes.h>
+#include <signal.h>
 #include <stdbool.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "sim.h"
@@ -146,6 +148,89 @@ void t_tick_chain(void *arg) {
     TH_EQU(chain_calls, 1u);
     TH_EQ(utim_tm_deinit(&tm), 0);
   }
+  th_context("%s", "");
+}
+
+/*
+ * A tick shorter than the interrupt whose interrupt comes to cost more in
+ * the middle of its streak (register accesses of 1 ns, then of 20 ns: on
+ * hardware, wait states, a busier bus, a slower driver path) still leaves
+ * the program time. Found by fuzz_tm: the pace stayed at the least gap of
+ * the streak's first interrupts plus a tick (2 ticks), the re-arm alone
+ * then took longer, each interrupt came back at once, the streak never
+ * ended and the program never ran again (sim_advance() never returned).
+ */
+static void on_hang(int sig) {
+  (void)sig;
+  static const char msg[] = "not ok - the manager's interrupt kept the CPU (no progress in 20 s)\n";
+  (void)!write(1, msg, sizeof msg - 1u);
+  _exit(1);
+}
+
+void t_tick_cost_grows(void *arg) {
+  const utim_periph_t *p = arg;
+  if (!setup_inst(p)) {
+    return;
+  }
+  sim_set_access_cost(1u);
+  if (utim_tm_init(&tm, p, 0u, UTIM_TM_TICKED, utim_min_distance(p)) != 0) {
+    return; /* below what the instance takes */
+  }
+  utim_tm_timer_t t;
+  utim_tm_timer_init(&t, chain_cb, NULL);
+  chain_calls = 0u;
+  chain_self = false;
+  TH_EQ(utim_tm_start(&tm, &t, 0u, 0u), 0);
+  sim_advance(1000u);
+  sim_set_access_cost(20u);
+  signal(SIGALRM, on_hang);
+  alarm(20u);
+  const uint64_t t0 = sim_now();
+  for (unsigned i = 0; i < 100u; i++) {
+    (void)utim_tm_now(&tm);
+  }
+  sim_advance(100000u);
+  alarm(0u);
+  TH_CHECKF(sim_now() - t0 < 1000000u, "100 reads of the time and 100 us took %" PRIu64 " ns",
+            sim_now() - t0);
+  TH_EQU(chain_calls, 1u);
+  TH_EQ(utim_tm_deinit(&tm), 0);
+  sim_set_access_cost(10u);
+}
+
+/*
+ * A tick of the minimum distance, register accesses of 1 to 12 ns: the
+ * manager's set-up returns and the program runs. Found by fuzz_tm: on
+ * SIM_TIMER8 at 16 MHz (minimum distance 3) with accesses of 7 or 8 ns,
+ * each tick's arming landed within the minimum distance, the core waited
+ * for it and delivered it at once, the interrupt came "when due" (late 0,
+ * so never near, never paced), and utim_tm_init() never returned.
+ */
+void t_tick_min_distance(void *arg) {
+  const utim_periph_t *p = arg;
+  for (uint32_t cost = 1u; cost <= 12u; cost++) {
+    th_context("access %" PRIu32 " ns", cost);
+    if (!setup_inst(p)) {
+      return;
+    }
+    sim_set_access_cost(cost);
+    signal(SIGALRM, on_hang);
+    alarm(20u);
+    if (utim_tm_init(&tm, p, 0u, UTIM_TM_TICKED, utim_min_distance(p)) != 0) {
+      alarm(0u);
+      continue;
+    }
+    const uint64_t t0 = sim_now();
+    for (unsigned i = 0; i < 100u; i++) {
+      (void)utim_tm_now(&tm);
+    }
+    sim_advance(100000u);
+    alarm(0u);
+    TH_CHECKF(sim_now() - t0 < 1000000u, "100 reads of the time and 100 us took %" PRIu64 " ns",
+              sim_now() - t0);
+    TH_EQ(utim_tm_deinit(&tm), 0);
+  }
+  sim_set_access_cost(10u);
   th_context("%s", "");
 }
 
