@@ -986,7 +986,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       const uint64_t lo = (tick_sel & 0xffu) < 32u ? md : ticks_of_ns(50000u);
       uint64_t span = half > lo ? half - lo : 0u;
       span = span > ((uint64_t)1 << 20) ? ((uint64_t)1 << 20) : span;
-      tm_tick = lo + (span == 0u ? 0u : (tick_sel >> 8) * span / 256u);
+      tm_tick = lo + (tick_sel >> 8) * span / 256u;
       tm_tick = tm_tick < md ? md : (tm_tick > half ? half : tm_tick);
     }
   }
