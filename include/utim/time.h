@@ -135,7 +135,7 @@ static inline int64_t utim_ns_to_s(utim_ns_t a) {
 
 /** @brief -1, 0 or 1 as @p a is before, equal to or after @p b. */
 static inline int utim_ns_cmp(utim_ns_t a, utim_ns_t b) {
-  return (a > b) - (a < b);
+  return a > b ? 1 : (a < b ? -1 : 0); /* no bool arithmetic: C++ includes it too */
 }
 
 /** @brief Whether time @p a is strictly before time @p b. */

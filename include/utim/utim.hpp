@@ -207,6 +207,9 @@ inline std::uint64_t ticks_ceil(std::uint64_t count, std::uint64_t num, std::uin
  */
 inline std::uint64_t count_floor(std::uint64_t ticks, std::uint64_t num, std::uint64_t den,
                                  std::uint64_t hz) noexcept {
+  if (hz == 0u) {
+    return UINT64_MAX; /* from_ticks()'s answer; the divisor h below is then nonzero */
+  }
   const std::uint64_t g = std::gcd(hz, den);
   const std::uint64_t h = hz / g;
   const std::uint64_t e = den / g;
@@ -370,6 +373,9 @@ private:
  *        object. Not copyable or movable: the manager holds its address.
  *        The manager's frequency (the instance's) converts the durations.
  *        The type is deduced: `utim::tm_timer t(tm, [&] { ... });`.
+ *        The callable must not throw: an exception leaving it calls
+ *        std::terminate(), since it cannot pass the manager's C frames
+ *        (they hold the port lock and the manager's interrupt state).
  */
 template <class F> class tm_timer {
 public:
@@ -415,7 +421,10 @@ public:
   std::uint32_t overrun() const { return utim_tm_overrun(&tm_); }
 
 private:
-  static void trampoline(utim_tm_t *m, utim_tm_timer_t *t, void *arg) {
+  /* noexcept: an exception unwound through tm.c's frames left the port
+   * lock held and the manager mid-interrupt (every other thread then hung). */
+  // NOLINTNEXTLINE(bugprone-exception-escape): std::terminate() here is the intent
+  static void trampoline(utim_tm_t *m, utim_tm_timer_t *t, void *arg) noexcept {
     (void)m;
     (void)t;
     static_cast<tm_timer *>(arg)->f_();
