@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
-# Fuzz the uAPI (tests/fuzz/fuzz_uapi.c) or the time manager
-# (tests/fuzz/fuzz_tm.c) on the sim board for as long as asked.
+# Fuzz the uAPI (tests/fuzz/fuzz_uapi.c), the time manager
+# (tests/fuzz/fuzz_tm.c) or the CMSIS-RTOS2 time services
+# (tests/fuzz/fuzz_os2.c) on the sim board for as long as asked.
 #
 # Builds the libFuzzer target in build/fuzz (clang, AddressSanitizer +
 # UndefinedBehaviorSanitizer, installing clang when missing) and runs it from
-# a copy of the repository's corpus (tests/fuzz/corpus, corpus_tm). Failing inputs are
+# a copy of the repository's corpus (tests/fuzz/corpus, corpus_tm, corpus_os2). Failing inputs are
 # saved in build/fuzz/findings/ and listed at the end with the command that
 # replays each; the exit status is non-zero when any was found.
 #
-# Usage: bash tools/fuzz.sh [--target uapi|tm] [--seconds N] [--jobs J] [--merge] [--replay FILE...]
-#   --target T   what to fuzz: uapi (default) or tm, the time manager
+# Usage: bash tools/fuzz.sh [--target uapi|tm|os2] [--seconds N] [--jobs J] [--merge] [--replay FILE...]
+#   --target T   what to fuzz: uapi (default), tm (the time manager) or os2
+#                (the CMSIS-RTOS2 time services)
 #   --seconds N  how long to fuzz (default 600); 0 = until interrupted
 #   --jobs J     parallel fuzzing processes sharing the corpus (default 1)
 #   --merge      afterwards, add the inputs that reach new coverage to
@@ -32,7 +34,7 @@ replay=()
 while (($# > 0)); do
   case $1 in
     --target)
-      [[ ${2:-} == uapi || ${2:-} == tm ]] || { echo "fuzz.sh: --target needs uapi or tm, got '${2:-}' (see --help)" >&2; exit 2; }
+      [[ ${2:-} == uapi || ${2:-} == tm || ${2:-} == os2 ]] || { echo "fuzz.sh: --target needs uapi, tm or os2, got '${2:-}' (see --help)" >&2; exit 2; }
       target=$2; shift 2 ;;
     --seconds)
       [[ ${2:-} =~ ^[0-9]+$ ]] || { echo "fuzz.sh: --seconds needs a number of seconds, got '${2:-}' (see --help)" >&2; exit 2; }
@@ -61,6 +63,7 @@ cmake --build "$bdir" --target "fuzz_$target" -j "$(nproc)" >/dev/null
 fuzz=$bdir/tests/fuzz/fuzz_$target
 corpus=$root/tests/fuzz/corpus
 [[ $target == tm ]] && corpus=$root/tests/fuzz/corpus_tm
+[[ $target == os2 ]] && corpus=$root/tests/fuzz/corpus_os2
 
 if ((${#replay[@]} > 0)); then
   exec "$fuzz" -runs=1 "${replay[@]}"

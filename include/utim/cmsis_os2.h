@@ -14,11 +14,16 @@
  * less (RTX's "up to one tick less"; the manager's tick must divide the
  * kernel tick, and its tick points, on multiples of its tick from its time
  * zero, then fall on kernel tick boundaries: delays and timers end on
- * them, as on a ticked RTOS). A manager time set off that grid
- * (utim_tm_set_time() to other than a multiple of the manager's tick)
- * moves its tick points off the kernel's: delays and timers then end up
- * to a manager tick before their kernel tick boundary. Periodic timers
- * stay on their grid. osDelayUntil() ends at the start of its tick.
+ * them, as on a ticked RTOS). A manager time set off that grid moves its
+ * tick points off the kernel's: utim_tm_set_time() to a time t whose
+ * distance from the time it replaces is not a multiple of the manager's
+ * tick (t itself a multiple is not enough when the call comes between
+ * tick points: set from 300 counts into a tick of 1000 to 5000, the tick
+ * points fall 300 counts into each kernel tick). Delays and timers then
+ * end up to a manager tick before their kernel tick boundary
+ * (osDelay(1) may return in the call's own tick), and osDelayUntil() up
+ * to a manager tick after the start of its tick. Periodic timers stay on
+ * their grid. Otherwise osDelayUntil() ends at the start of its tick.
  * Timer callbacks are not run in the interrupt: the
  * binding defers them to its timer context, as CMSIS requires.
  *

@@ -153,6 +153,42 @@ static void t_refused(void *arg) {
   (void)utim_tm_deinit(&g_tm);
 }
 
+/* utim_tm_set_time() on a manager ticked at the kernel tick, called 300
+ * counts into a tick: to a time 300 into a tick (a whole number of ticks
+ * on) the tick points stay on the kernel's boundaries; to a multiple of
+ * the tick they fall 300 counts into each kernel tick, as the header says
+ * (its wording before said a multiple of the tick kept them: osDelay(1)
+ * then returned in the call's own tick, osDelayUntil() 700 counts late). */
+static void t_set_time_phase(void *arg) {
+  (void)arg;
+  static const uint64_t to[] = {5300u, 5000u};
+  for (unsigned i = 0; i < 2u; i++) {
+    sim_board_init();
+    g_qh = g_qt = 0;
+    const utim_periph_t *p = utim_by_name("SIM_MTIME64");
+    if (!TH_CHECK(p != NULL && utim_init(p, SYS_HZ, UTIM_CLOCK_DEFAULT) == 0 &&
+                  utim_start(p) == 0 && utim_tm_init(&g_tm, p, 0u, UTIM_TM_TICKED, 1000u) == 0)) {
+      return;
+    }
+    sim_advance(300000u); /* 300 counts into tick 0 */
+    TH_EQ(utim_tm_set_time(&g_tm, to[i]), 0);
+    TH_EQ(utim_os2_init(&g_tm, SYS_HZ, 1000u, &binding), 0);
+    TH_EQU(osKernelGetTickCount(), 5u);
+    TH_EQ(osDelay(1u), osOK);
+    const uint32_t k1 = osKernelGetTickCount();
+    TH_EQ(osDelayUntil(k1 + 2u), osOK);
+    const uint64_t into = utim_tm_now(&g_tm) % 1000u;
+    if (i == 0u) {
+      TH_EQU(k1, 6u); /* on the grid: the tick count went 1 on */
+      TH_EQU(into, 0u);
+    } else {
+      TH_EQU(k1, 5u); /* off it: osDelay(1) ended 700 counts on, in tick 5 */
+      TH_EQU(into, 700u);
+    }
+    (void)utim_tm_deinit(&g_tm);
+  }
+}
+
 int main(void) {
   th_set_putc(th_stdio_putc);
   static const ticked_case_t cases[] = {
@@ -168,5 +204,7 @@ int main(void) {
     th_run(cases[i].what, ticked_case, (void *)(uintptr_t)&cases[i]);
   }
   th_run("a manager tick not dividing the kernel tick is refused", t_refused, NULL);
+  th_run("utim_tm_set_time() keeps the tick points on the kernel's only in phase", t_set_time_phase,
+         NULL);
   return th_finish();
 }
