@@ -74,6 +74,7 @@
 #include <string.h>
 
 #include "board_sim.h"
+#include "fuzz_input.h"
 #include "sim.h"
 #include "utim/cmsis_os2.h"
 #include "utim/port.h"
@@ -90,18 +91,11 @@
 
 /* ---- the input ------------------------------------------------------------ */
 
-static const uint8_t *in_data;
-static size_t in_len;
-static size_t in_pos;
+static fuzz_input_t in;
 
+/* At most 4 bytes: 32 bits. */
 static uint32_t take(unsigned bytes) {
-  uint32_t v = 0;
-  for (unsigned i = 0; i < bytes; i++) {
-    const uint32_t b = in_pos < in_len ? in_data[in_pos] : 0u;
-    in_pos++;
-    v |= b << (8u * i);
-  }
-  return v;
+  return (uint32_t)fuzz_take(&in, bytes);
 }
 
 /* A count of kernel ticks: mostly small, sometimes up to a few hundred. */
@@ -962,14 +956,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const char *e = getenv("FUZZ_OS2_TRACE");
     trace = e != NULL && e[0] == '1';
   }
-  in_data = data;
-  in_len = size;
-  in_pos = 0;
+  in = (fuzz_input_t){data, size, 0u};
   op_no = 0;
   op_name = "setup";
   (void)setup_input();
   uint64_t kticks = 0;
-  while (in_pos < in_len && op_no < MAX_OPS && kticks < MAX_KTICKS) {
+  while (fuzz_more(&in) && op_no < MAX_OPS && kticks < MAX_KTICKS) {
     op_no++;
     const uint32_t op = take(1) % 15u;
     const unsigned s = take(1) % NT;

@@ -58,6 +58,7 @@
 #include <string.h>
 
 #include "board_sim.h"
+#include "fuzz_input.h"
 #include "sim.h"
 #include "utim/port.h"
 #include "utim/tm.h"
@@ -75,18 +76,10 @@
 
 /* ---- the input ------------------------------------------------------------ */
 
-static const uint8_t *in_data;
-static size_t in_len;
-static size_t in_pos;
+static fuzz_input_t in;
 
 static uint64_t take(unsigned bytes) {
-  uint64_t v = 0;
-  for (unsigned i = 0; i < bytes; i++) {
-    const uint64_t b = in_pos < in_len ? in_data[in_pos] : 0u;
-    in_pos++;
-    v |= b << (8u * i);
-  }
-  return v;
+  return fuzz_take(&in, bytes);
 }
 
 /* A distance of any magnitude: 2^(m % 45) at most, from 8 more bytes. */
@@ -944,9 +937,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     trace = getenv("FUZZ_TM_TRACE") != NULL;
     ready = true;
   }
-  in_data = data;
-  in_len = size;
-  in_pos = 0;
+  in = (fuzz_input_t){data, size, 0u};
   op_name = "setup";
   op_no = 0;
   n_calls = 0;
@@ -1018,12 +1009,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             hz, tm_ch, tm_mode == UTIM_TM_TICKED ? "ticked" : "tickless",
             (unsigned long long)tm_tick, cost, (unsigned long long)late_bound);
   }
-  for (op_no = 0; in_pos < in_len && op_no < MAX_OPS; op_no++) {
-    const size_t at = in_pos;
+  for (op_no = 0; fuzz_more(&in) && op_no < MAX_OPS; op_no++) {
+    const size_t at = in.pos;
     const unsigned code = (unsigned)take(1);
     run_op(code);
     if (trace) {
-      fprintf(stderr, "fuzz_tm: op %u %s (bytes %zu..%zu) t=%llu ns\n", op_no, op_name, at, in_pos,
+      fprintf(stderr, "fuzz_tm: op %u %s (bytes %zu..%zu) t=%llu ns\n", op_no, op_name, at, in.pos,
               (unsigned long long)sim_now());
     }
     check_all();

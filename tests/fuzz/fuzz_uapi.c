@@ -48,6 +48,7 @@
 #include <string.h>
 
 #include "board_sim.h"
+#include "fuzz_input.h"
 #include "fuzz_ops.h"
 #include "sim.h"
 #include "utim/port.h"
@@ -55,18 +56,10 @@
 
 /* ---- the input ------------------------------------------------------------ */
 
-static const uint8_t *in_data;
-static size_t in_len;
-static size_t in_pos;
+static fuzz_input_t in;
 
 static uint64_t take(unsigned bytes) {
-  uint64_t v = 0;
-  for (unsigned i = 0; i < bytes; i++) {
-    uint64_t b = in_pos < in_len ? in_data[in_pos] : 0u;
-    in_pos++;
-    v |= b << (8u * i);
-  }
-  return v;
+  return fuzz_take(&in, bytes);
 }
 
 /* ---- what the harness knows of each channel --------------------------------- */
@@ -703,9 +696,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     sim_board_init();
     ready = true;
   }
-  in_data = data;
-  in_len = size;
-  in_pos = 0;
+  in = (fuzz_input_t){data, size, 0u};
   stall_pending = false;
   op_name = "setup";
   n_calls = 0;
@@ -723,7 +714,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     (void)utim_set_overflow_cb(inst, NULL, NULL);
   }
   do_start();
-  for (unsigned n = 0; in_pos < in_len && n < FUZZ_MAX_OPS; n++) {
+  for (unsigned n = 0; fuzz_more(&in) && n < FUZZ_MAX_OPS; n++) {
     run_op((unsigned)take(1));
   }
   end_phase();
