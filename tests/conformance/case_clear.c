@@ -116,8 +116,11 @@ void ct_case_clear(const utim_periph_t *p) {
     unsigned ch = tries % n;
     th_context("%s ch %u try %u", utim_name(p), ch, tries);
     ct_ev_reset();
-    uint64_t t = ct_add(p, utim_read(p), dn);
-    uint64_t before = utim_read(p);
+    /* From the read the value counts from: a stall right after it (a
+     * host's preemption, TSan's slowness) used to be missed by a second
+     * read taken after it, and the refused arming failed the case. */
+    const uint64_t before = utim_read(p);
+    uint64_t t = ct_add(p, before, dn);
     int ra = utim_set_abs(p, ch, t);
     if (ra == -ETIME && ct_dist(p, before, utim_read(p)) + ct_md(p) >= dn) {
       continue; /* preempted past the value before arming (a host): not a try */
